@@ -1,0 +1,45 @@
+"""Shared helpers: import a version's train.py by path, run its main() on a tiny corpus."""
+import functools
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+VERSIONS = ["v1_bigram", "v4_multihead", "v5_ffn", "v6_block"]  # the ladder, in order
+ATTENTION_VERSIONS = VERSIONS[1:]  # the ones with n_embd / n_head / a context window
+
+
+@functools.cache
+def load(version):
+    """The module v*/train.py, imported without running it (its main() sits under __name__ == '__main__')."""
+    spec = importlib.util.spec_from_file_location(f"{version}_train", ROOT / version / "train.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def tiny_corpus(tmp_path_factory):
+    """The first 20,000 characters of the repo's dataset: enough for a few training steps in well under a second."""
+    path = tmp_path_factory.mktemp("corpus") / "tiny.txt"
+    path.write_text((ROOT / "data" / "tinyplays.txt").read_text(encoding="utf-8")[:20_000], encoding="utf-8")
+    return path
+
+
+def tiny_args(corpus, out, *extra):
+    """Flags for a run that takes well under a second: 30 steps, small batches, short estimates."""
+    return ["--data", str(corpus), "--out", str(out), "--max-iters", "30", "--eval-interval", "10",
+            "--eval-iters", "4", "--batch-size", "8", "--sample-chars", "20", "--device", "cpu", *map(str, extra)]
+
+
+@pytest.fixture
+def run(capsys):
+    """run(version, argv) -> (exit code, stdout, stderr) of that version's main()."""
+
+    def _run(version, argv):
+        code = load(version).main([str(a) for a in argv])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return _run

@@ -1,0 +1,134 @@
+"""Bad input: one line on stderr that says what is wrong and what to do, a non-zero exit, no traceback,
+and nothing already written is touched."""
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from conftest import ATTENTION_VERSIONS, ROOT, VERSIONS, load, tiny_args
+
+
+def assert_one_line_error(result, *fragments):
+    code, out, err = result
+    assert code != 0
+    assert err.startswith("error: ") and err.count("\n") == 1, f"not one line: {err!r}"
+    assert "Traceback" not in err + out
+    for fragment in fragments:
+        assert fragment in err, f"{fragment!r} missing from {err!r}"
+
+
+def data_file(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content, encoding="utf-8")
+    return path
+
+
+BAD_FLAGS = [
+    ("--max-iters", "0", "must be positive"),
+    ("--max-iters", "-5", "must be positive"),
+    ("--eval-interval", "0", "must be positive"),
+    ("--eval-iters", "0", "must be positive"),
+    ("--batch-size", "-1", "must be positive"),
+    ("--block-size", "0", "must be positive"),
+    ("--lr", "0", "must be positive"),
+    ("--lr", "-0.001", "must be positive"),
+    ("--sample-chars", "-1", "0 or more"),
+]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("flag,value,message", BAD_FLAGS)
+def test_bad_numbers(version, flag, value, message, run, tiny_corpus, tmp_path):
+    assert_one_line_error(run(version, tiny_args(tiny_corpus, tmp_path, flag, value)), flag, message)
+    assert not tmp_path.exists() or not any(tmp_path.iterdir()), "a refused run must not write anything"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_bad_data_files(version, run, tmp_path):
+    out = tmp_path / "out"
+    cases = [
+        (tmp_path / "missing.txt", ("no data file", "--data")),
+        (data_file(tmp_path, "empty.txt", ""), ("is empty",)),
+        (data_file(tmp_path, "short.txt", "abcdefghijklmnopqrst"), ("the val split has 2 characters", "--block-size")),
+        (data_file(tmp_path, "latin1.txt", "caf\xe9 ".encode("latin-1") * 100), ("not UTF-8", "offset 3")),
+    ]
+    for path, fragments in cases:
+        assert_one_line_error(run(version, tiny_args(path, out)), *fragments)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("device", ["cuda", "mps"])
+def test_unavailable_device(version, device, run, tiny_corpus, tmp_path, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    argv = tiny_args(tiny_corpus, tmp_path)[:-2] + ["--device", device]  # replace the trailing --device cpu
+    assert_one_line_error(run(version, argv), f"--device {device} is not available", "--device cpu")
+
+
+@pytest.mark.parametrize("version", ATTENTION_VERSIONS)
+def test_n_embd_not_divisible_by_n_head(version, run, tiny_corpus, tmp_path):
+    result = run(version, tiny_args(tiny_corpus, tmp_path, "--n-embd", 30, "--n-head", 4))
+    assert_one_line_error(result, "n_embd (30) must be a multiple of n_head (4)", "--n-embd")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_generate_without_a_checkpoint(version, run, tmp_path):
+    result = run(version, ["--generate", "--out", tmp_path / "nothing"])
+    assert_one_line_error(result, "no checkpoint at", f"python {version}/train.py")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_generate_from_a_broken_checkpoint(version, run, tmp_path):
+    (tmp_path / "ckpt.pt").write_bytes(b"not a checkpoint at all")
+    assert_one_line_error(run(version, ["--generate", "--out", tmp_path]), "not a readable checkpoint")
+    assert (tmp_path / "ckpt.pt").read_bytes() == b"not a checkpoint at all"
+
+
+def test_generate_from_another_versions_checkpoint(run, tiny_corpus, tmp_path):
+    assert run("v4_multihead", tiny_args(tiny_corpus, tmp_path))[0] == 0
+    for version in ("v1_bigram", "v5_ffn", "v6_block"):
+        result = run(version, ["--generate", "--out", tmp_path])
+        assert_one_line_error(result, "was written by v4_multihead", f"not {version}")
+
+
+def test_generate_from_a_checkpoint_that_does_not_fit(run, tiny_corpus, tmp_path):
+    assert run("v6_block", tiny_args(tiny_corpus, tmp_path))[0] == 0
+    ckpt = torch.load(tmp_path / "ckpt.pt", weights_only=True)
+    ckpt["model_args"]["n_layer"] = 4  # claims a 4th block whose weights are not there
+    torch.save(ckpt, tmp_path / "ckpt.pt")
+    assert_one_line_error(run("v6_block", ["--generate", "--out", tmp_path]), "does not fit this v6_block model")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_prompt_outside_the_vocabulary(version, run, tiny_corpus, tmp_path):
+    assert run(version, tiny_args(tiny_corpus, tmp_path / "ok"))[0] == 0
+    before = {p.name: p.read_bytes() for p in (tmp_path / "ok").iterdir()}
+    # refused before training, and when generating from a checkpoint; the error names the strange characters
+    assert_one_line_error(run(version, tiny_args(tiny_corpus, tmp_path / "ok", "--prompt", "Hi \u00e9\u4e2d")),
+                          "'\u00e9\u4e2d'")
+    assert_one_line_error(run(version, ["--generate", "--out", tmp_path / "ok", "--prompt", "~\u00e9"]), "\u00e9")
+    assert {p.name: p.read_bytes() for p in (tmp_path / "ok").iterdir()} == before, "earlier results were touched"
+
+
+def test_the_command_line_prints_one_line_and_exits_non_zero(tmp_path):
+    """The same through a real process: no traceback reaches the terminal."""
+    for version in ("v1_bigram", "v6_block"):
+        proc = subprocess.run([sys.executable, str(ROOT / version / "train.py"), "--data", str(tmp_path / "none.txt"),
+                               "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2
+        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: no data file")
+        assert proc.stdout == ""
+
+
+def test_importing_a_train_script_does_no_work(tmp_path):
+    """Importing only defines things: no run folder, no output."""
+    paths = [str(ROOT / v / "train.py") for v in VERSIONS]
+    code = ("import importlib.util\n"
+            f"for i, path in enumerate({paths!r}):\n"
+            "    spec = importlib.util.spec_from_file_location(f'm{i}', path)\n"
+            "    spec.loader.exec_module(importlib.util.module_from_spec(spec))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+    assert list(tmp_path.iterdir()) == []

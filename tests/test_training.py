@@ -1,0 +1,116 @@
+"""Every version trains end to end on a tiny corpus: files written, loss falls, seeded runs repeat, generation works."""
+import csv
+
+import pytest
+import torch
+
+from conftest import VERSIONS, load, tiny_args
+
+
+def read_metrics(out):
+    with open(out / "metrics.csv", newline="") as f:
+        return list(csv.reader(f))
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_run_writes_its_files_and_the_loss_falls(version, run, tiny_corpus, tmp_path):
+    code, stdout, _ = run(version, tiny_args(tiny_corpus, tmp_path, "--lr", "1e-2"))
+    assert code == 0
+    rows = read_metrics(tmp_path)
+    assert rows[0][:4] == ["step", "train_loss", "val_loss", "elapsed_s"]
+    assert [int(r[0]) for r in rows[1:]] == [0, 10, 20, 30]  # every eval_interval, and the last step
+    first, last = float(rows[1][2]), float(rows[-1][2])
+    assert last < first - 0.1, f"val loss did not fall: {first} -> {last}"
+    assert (tmp_path / "loss.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len((tmp_path / "sample.txt").read_text(encoding="utf-8")) == 1 + 20  # start character + 20 sampled
+    ckpt = torch.load(tmp_path / "ckpt.pt", weights_only=True)
+    assert ckpt["version"] == version and ckpt["step"] == 30
+    assert f"val {float(rows[-1][2]):.4f}" in stdout.splitlines()[-1]  # the summary line quotes the final val loss
+    assert not list(tmp_path.glob("*.tmp")), "the atomic checkpoint write left a temporary file"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_same_seed_same_numbers(version, run, tiny_corpus, tmp_path):
+    results = []
+    for name, seed in (("a", 7), ("b", 7), ("c", 8)):
+        assert run(version, tiny_args(tiny_corpus, tmp_path / name, "--seed", seed))[0] == 0
+        losses = [row[:3] for row in read_metrics(tmp_path / name)]  # elapsed_s is wall time and may differ
+        results.append((losses, (tmp_path / name / "sample.txt").read_text(encoding="utf-8")))
+    assert results[0] == results[1]
+    assert results[0][0] != results[2][0], "a different seed should give different numbers"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_generate_from_checkpoint(version, run, tiny_corpus, tmp_path):
+    assert run(version, tiny_args(tiny_corpus, tmp_path))[0] == 0
+    argv = ["--generate", "--out", tmp_path, "--prompt", "The ", "--sample-chars", 40, "--device", "cpu"]
+    code, stdout, _ = run(version, argv)
+    assert code == 0
+    assert stdout.startswith("The ") and len(stdout.rstrip("\n")) >= len("The ") + 1
+    assert len(stdout) == len("The ") + 40 + 1  # prompt, 40 characters, print's newline
+    assert run(version, argv)[1] == stdout, "generation is seeded too"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_nan_loss_stops_the_run_and_keeps_the_metrics(version, run, tiny_corpus, tmp_path, monkeypatch):
+    mod = load(version)
+    forward, calls = mod.LanguageModel.forward, {"train": 0}
+
+    def poisoned(self, idx, targets=None):
+        logits, loss = forward(self, idx, targets)
+        if self.training:
+            calls["train"] += 1
+            if calls["train"] > 12:
+                loss = loss * float("nan")
+        return logits, loss
+
+    monkeypatch.setattr(mod.LanguageModel, "forward", poisoned)
+    code, _, err = run(version, tiny_args(tiny_corpus, tmp_path))
+    assert code != 0
+    assert err.count("\n") == 1 and err.startswith("error: the loss became nan at step 12") and "--lr" in err
+    assert [r[0] for r in read_metrics(tmp_path)] == ["step", "0", "10"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_ctrl_c_saves_what_was_trained(version, run, tiny_corpus, tmp_path, monkeypatch):
+    mod = load(version)
+    get_batch, calls = mod.get_batch, {"n": 0}
+
+    def interrupted(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2 * 4 + 5 + 1:  # after the first estimate (2 splits x 4 batches) and 5 training steps
+            raise KeyboardInterrupt
+        return get_batch(*args, **kwargs)
+
+    monkeypatch.setattr(mod, "get_batch", interrupted)
+    code, _, err = run(version, tiny_args(tiny_corpus, tmp_path))
+    assert code == 130 and "interrupted at step 5" in err
+    assert torch.load(tmp_path / "ckpt.pt", weights_only=True)["step"] == 5
+    assert (tmp_path / "loss.png").is_file()
+    assert [r[0] for r in read_metrics(tmp_path)] == ["step", "0"]
+
+
+def test_v6_ablation_flags_run(run, tiny_corpus, tmp_path):
+    argv = tiny_args(tiny_corpus, tmp_path, "--no-residual", "--no-layernorm", "--ffn-mult", 1, "--n-layer", 2)
+    code, stdout, _ = run("v6_block", argv)
+    assert code == 0
+    ckpt = torch.load(tmp_path / "ckpt.pt", weights_only=True)
+    assert ckpt["model_args"] == {"block_size": 8, "n_embd": 32, "n_head": 4, "n_layer": 2, "dropout": 0.0,
+                                  "residual": False, "layernorm": False, "ffn_mult": 1}
+    assert not any(k.startswith("ln_f") or ".ln1" in k for k in ckpt["state_dict"])
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_help_lists_the_hyperparameters(version, capsys):
+    with pytest.raises(SystemExit) as e:
+        load(version).main(["--help"])
+    assert e.value.code == 0
+    text = capsys.readouterr().out
+    for flag in ("--data", "--max-iters", "--eval-interval", "--batch-size", "--block-size", "--lr", "--seed",
+                 "--device", "--out", "--sample-chars", "--generate", "--prompt"):
+        assert flag in text
+    if version != "v1_bigram":
+        assert "--n-embd" in text and "--n-head" in text
+    if version == "v6_block":
+        for flag in ("--n-layer", "--dropout", "--no-residual", "--no-layernorm", "--ffn-mult"):
+            assert flag in text

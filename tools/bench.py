@@ -1,0 +1,90 @@
+"""Run every version with its defaults on one dataset and print the ladder table.
+
+    python tools/bench.py                                              # the repo's dataset
+    python tools/bench.py --data data/tinyshakespeare.txt               # compare with the lecture
+    python tools/bench.py --versions v1_bigram v4_multihead -- --max-iters 200   # quick look
+
+Each version runs as its own process (python vX/train.py --out runs/bench/vX ...), one after the other, so
+the wall times are comparable. The table: parameters, final train/val loss, wall time of the training loop
+(evaluations included, as the lecture timed it), and training tokens per second (steps x batch x block / time).
+"""
+import argparse
+import csv
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+VERSIONS = ["v1_bigram", "v4_multihead", "v5_ffn", "v6_block", "v7_bert_layer"]
+# The lecture's val losses on tiny shakespeare at the same defaults, and the ceilings the ladder must reach there.
+LECTURE = {"v1_bigram": 2.49, "v4_multihead": 2.28, "v5_ffn": 2.24, "v6_block": 2.06}
+CEILING = {"v1_bigram": 2.50, "v4_multihead": 2.29, "v5_ffn": 2.25, "v6_block": 2.07, "v7_bert_layer": 2.07}
+
+
+def run_version(version, data, out, seed, extra):
+    cmd = [sys.executable, str(ROOT / version / "train.py"), "--out", str(out), "--seed", str(seed),
+           "--sample-chars", "0", *(["--data", str(data)] if data else []), *extra]
+    start = time.time()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"error: {version} failed ({' '.join(cmd)}):\n{proc.stderr.strip().splitlines()[-1]}")
+    process_s = time.time() - start
+    with open(out / "metrics.csv", newline="") as f:
+        last = list(csv.DictReader(f))[-1]
+    params = int(re.search(r"\| ([\d,]+) parameters \|", proc.stdout).group(1).replace(",", ""))
+    hp = torch.load(out / "ckpt.pt", weights_only=True)["hyperparameters"]  # what the run really used
+    tokens = int(last["step"]) * hp["batch_size"] * hp["block_size"]
+    return {
+        "version": version, "params": params, "steps": int(last["step"]),
+        "train_loss": float(last["train_loss"]), "val_loss": float(last["val_loss"]),
+        "loop_s": float(last["elapsed_s"]), "process_s": process_s,
+        "tokens_per_s": tokens / max(float(last["elapsed_s"]), 1e-9),
+    }
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data", type=Path, default=None, help="text to train on (default: each script's default)")
+    p.add_argument("--versions", nargs="+", default=[v for v in VERSIONS if (ROOT / v / "train.py").is_file()])
+    p.add_argument("--seed", type=int, default=1337)
+    p.add_argument("--out", type=Path, default=ROOT / "runs" / "bench", help="parent of the run folders")
+    p.add_argument("--csv", type=Path, default=None, help="also write the table here")
+    p.add_argument("extra", nargs="*", help="after --: flags passed to every train.py (e.g. -- --max-iters 200)")
+    args = p.parse_args(argv)
+    if args.data and not args.data.is_file():
+        print(f"error: no data file at {args.data}: pass --data PATH (data/prepare.py fetches tiny shakespeare)",
+              file=sys.stderr)
+        return 2
+    unknown = [v for v in args.versions if not (ROOT / v / "train.py").is_file()]
+    if unknown:
+        print(f"error: no train.py for {', '.join(unknown)}: choose from {', '.join(VERSIONS)}", file=sys.stderr)
+        return 2
+    dataset = args.data.name if args.data else "each script's default dataset"
+    print(f"dataset: {dataset} | seed {args.seed} | torch threads: default | extra flags: {' '.join(args.extra) or '-'}")
+    header = f"{'version':<14} {'params':>8} {'steps':>6} {'train':>7} {'val':>7} {'loop s':>7} {'tok/s':>8} {'lecture':>8} {'ceiling':>8}"
+    print(header)
+    print("-" * len(header))
+    results = []
+    for version in args.versions:
+        r = run_version(version, args.data, args.out / version, args.seed, args.extra)
+        results.append(r)
+        lecture = f"{LECTURE[version]:.2f}" if version in LECTURE else "-"
+        ceiling = f"{CEILING[version]:.2f}" if version in CEILING else "-"
+        print(f"{version:<14} {r['params']:>8,} {r['steps']:>6} {r['train_loss']:>7.4f} {r['val_loss']:>7.4f} "
+              f"{r['loop_s']:>7.1f} {r['tokens_per_s']:>8,.0f} {lecture:>8} {ceiling:>8}", flush=True)
+    if args.csv:
+        args.csv.parent.mkdir(parents=True, exist_ok=True)
+        with open(args.csv, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(results[0]))
+            writer.writeheader()
+            writer.writerows(results)
+    print("lecture: val loss the lecture reports on tiny shakespeare; ceiling: what this repo must reach there")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
