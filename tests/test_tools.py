@@ -1,0 +1,56 @@
+"""tools/plot_losses.py and tools/bench.py, run for real on tiny inputs."""
+import importlib.util
+
+import pytest
+
+from conftest import ROOT, tiny_args
+
+
+def load_tool(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def write_metrics(folder, rows):
+    folder.mkdir(parents=True)
+    lines = ["step,train_loss,val_loss,elapsed_s"] + [f"{s},{t},{v},{e}" for s, t, v, e in rows]
+    (folder / "metrics.csv").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def test_plot_losses_overlays_runs_and_csv_files(tmp_path, capsys):
+    a = write_metrics(tmp_path / "v1_bigram", [(0, 4.2, 4.2, 0.0), (300, 2.6, 2.6, 1.0), (600, 2.5, 2.52, 2.0)])
+    b = write_metrics(tmp_path / "v4_multihead", [(0, 4.3, 4.3, 0.0), (500, 2.4, 2.45, 3.0)])
+    (tmp_path / "reference.csv").write_text((b / "metrics.csv").read_text())
+    out = tmp_path / "plots" / "ladder.png"
+    assert load_tool("plot_losses").main([str(a), str(b), str(tmp_path / "reference.csv"), "-o", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
+    assert "3 runs" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("make_input,message", [
+    (lambda d: d / "missing", "no metrics.csv"),
+    (lambda d: write_metrics(d / "empty", []), "no step,train_loss,val_loss rows"),
+    (lambda d: write_metrics(d / "bad", [(0, "x", 1.0, 0.0)]), "not numbers"),
+])
+def test_plot_losses_bad_input(make_input, message, tmp_path, capsys):
+    code = load_tool("plot_losses").main([str(make_input(tmp_path)), "-o", str(tmp_path / "x.png")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and message in err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_bench_runs_versions_and_prints_the_table(tiny_corpus, tmp_path, capsys):
+    extra = tiny_args(tiny_corpus, tmp_path)[4:]  # the tiny settings, without --data/--out
+    extra = [a for a in extra if a not in ("--sample-chars", "20")]
+    argv = ["--data", str(tiny_corpus), "--out", str(tmp_path), "--csv", str(tmp_path / "table.csv"),
+            "--versions", "v1_bigram", "v6_block", "--", *extra]
+    assert load_tool("bench").main(argv) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.startswith(("v1_", "v6_"))]
+    assert [r[0] for r in rows] == ["v1_bigram", "v6_block"]
+    assert all(r[2] == "30" for r in rows)  # steps
+    table = (tmp_path / "table.csv").read_text().splitlines()
+    assert table[0].startswith("version,params,steps,train_loss,val_loss") and len(table) == 3
