@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-VERSIONS = ["v1_bigram", "v4_multihead", "v5_ffn", "v6_block"]  # the ladder, in order
+VERSIONS = ["v1_bigram", "v4_multihead", "v5_ffn", "v6_block", "v7_bert_layer"]  # the ladder, in order
 ATTENTION_VERSIONS = VERSIONS[1:]  # the ones with n_embd / n_head / a context window
 
 

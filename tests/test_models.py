@@ -71,6 +71,10 @@ def test_default_models_build_from_vocab_size_alone():
         "v5_ffn": 65 * 32 + 8 * 32 + 3 * 32 * 32 + (32 * 32 + 32) + (32 * 65 + 65),
         # per block: q, k, v, proj (+bias); FFN 32 -> 128 -> 32; two LayerNorms. Then ln_f.
         "v6_block": 65 * 32 + 8 * 32 + 3 * (4 * 32 * 32 + 32 + 8 * 32 * 32 + 5 * 32 + 4 * 32) + 2 * 32 + (32 * 65 + 65),
+        # embeddings and their LayerNorm; per layer: q, k, v, dense (+bias) and a LayerNorm, FFN 32 -> 128 -> 32
+        # (+bias) and a LayerNorm. No final LayerNorm: post-norm layers end with one.
+        "v7_bert_layer": 65 * 32 + 8 * 32 + 2 * 32 + 3 * (4 * (32 * 32 + 32) + 2 * 32 + (32 * 128 + 128)
+                                                          + (128 * 32 + 32) + 2 * 32) + (32 * 65 + 65),
     }
     for version, count in expected.items():
         assert n_params(load(version).LanguageModel(vocab_size=65)) == count, version
