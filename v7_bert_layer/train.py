@@ -132,15 +132,22 @@ ACT2FN = {  # HF's names: "gelu" is exact, x * Phi(x) with Phi from erf; "gelu_n
 
 
 def apply_chunking_to_forward(forward_fn, chunk_size, chunk_dim, *input_tensors):
-    """forward_fn on chunk_size slices along chunk_dim, concatenated: the same result with a smaller peak memory."""
+    """forward_fn on chunk_size slices along chunk_dim, joined: the same result with a smaller peak memory."""
     if chunk_size > 0:
         size = input_tensors[0].shape[chunk_dim]
         if any(t.shape[chunk_dim] != size for t in input_tensors):
             raise ValueError(f"all input tensors must have size {size} in dimension {chunk_dim}")
         if size % chunk_size:
             raise ValueError(f"The dimension to be chunked {size} has to be a multiple of the chunk size {chunk_size}")
-        chunks = zip(*(t.chunk(size // chunk_size, dim=chunk_dim) for t in input_tensors))
-        return torch.cat([forward_fn(*chunk) for chunk in chunks], dim=chunk_dim)
+        # HF keeps every chunk's output and concatenates them at the end; writing each into its slice of one
+        # output tensor instead keeps a single chunk's intermediates alive at a time, and no second copy
+        out = None
+        for start in range(0, size, chunk_size):
+            y = forward_fn(*(t.narrow(chunk_dim, start, chunk_size) for t in input_tensors))
+            if out is None:  # the output's shape is known once the first chunk is through
+                out = y.new_empty(y.shape[:chunk_dim] + (size,) + y.shape[chunk_dim + 1:])
+            out.narrow(chunk_dim, start, chunk_size).copy_(y)
+        return out
     return forward_fn(*input_tensors)
 
 

@@ -1,0 +1,38 @@
+"""The README's ladder table quotes the committed reference results, and every image it links exists."""
+import csv
+import re
+
+from conftest import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def bench(dataset):
+    with open(ROOT / "reference" / dataset / "bench.csv", newline="") as f:
+        return {row["version"]: row for row in csv.DictReader(f)}
+
+
+def test_ladder_table_matches_the_reference_results():
+    plays, shakespeare = bench("tinyplays"), bench("tinyshakespeare")
+    rows = re.findall(r"^\| `(v\d_\w+)` \|[^|]*\| ([\d,]+) \| ([\d.]+) \| ([\d.]+) \| [^|]* \| ([\d.]+) s \|$", README, re.M)
+    assert [r[0] for r in rows] == list(plays), "one row per benchmarked version, in order"
+    for version, params, val_plays, val_shakespeare, seconds in rows:
+        assert int(params.replace(",", "")) == int(plays[version]["params"]), version
+        assert val_plays == f"{float(plays[version]['val_loss']):.4f}", version
+        assert val_shakespeare == f"{float(shakespeare[version]['val_loss']):.4f}", version
+        assert seconds == f"{float(plays[version]['loop_s']):.1f}", version
+
+
+def test_reference_curves_end_where_the_table_says():
+    for dataset in ("tinyplays", "tinyshakespeare"):
+        for version, row in bench(dataset).items():
+            with open(ROOT / "reference" / dataset / f"{version}.csv", newline="") as f:
+                last = list(csv.DictReader(f))[-1]
+            assert (last["step"], float(last["val_loss"])) == (row["steps"], float(row["val_loss"])), (dataset, version)
+
+
+def test_linked_images_exist():
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", README)
+    assert images
+    for image in images:
+        assert (ROOT / image).is_file(), image
