@@ -19,6 +19,18 @@ def load(version):
     return module
 
 
+def load_tool(name):
+    """The module tools/<name>.py, imported by path (the repo has no packages)."""
+    spec = importlib.util.spec_from_file_location(f"tool_{name}", ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def n_params(module):
+    return sum(p.numel() for p in module.parameters())
+
+
 @pytest.fixture(scope="session")
 def tiny_corpus(tmp_path_factory):
     """The first 20,000 characters of the repo's dataset: enough for a few training steps in well under a second."""

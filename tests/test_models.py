@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from conftest import ATTENTION_VERSIONS, VERSIONS, load
+from conftest import ATTENTION_VERSIONS, VERSIONS, load, n_params
 
 # Small, odd, all different: a swapped dimension cannot go unnoticed.
 B, T, V, C, NH = 2, 5, 11, 12, 3
@@ -57,10 +57,6 @@ def test_attention_reads_the_past(version):
     changed = idx.clone()
     changed[:, 0] = (changed[:, 0] + 1) % V
     assert not torch.allclose(model(idx)[0][:, -1], model(changed)[0][:, -1])
-
-
-def n_params(module):
-    return sum(p.numel() for p in module.parameters())
 
 
 def test_default_models_build_from_vocab_size_alone():

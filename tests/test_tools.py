@@ -1,16 +1,7 @@
 """tools/plot_losses.py and tools/bench.py, run for real on tiny inputs."""
-import importlib.util
-
 import pytest
 
-from conftest import ROOT, tiny_args
-
-
-def load_tool(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from conftest import load_tool, tiny_args
 
 
 def write_metrics(folder, rows):

@@ -1,6 +1,5 @@
 """v7_bert_layer against the real thing: transformers' BertLayer (eager attention) with the same weights, at small
 odd sizes; seed 000's parameter counts at BERT-base size; GELU, chunking, the KV cache, and v7's bad input."""
-import importlib.util
 import subprocess
 import sys
 
@@ -9,7 +8,7 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
-from conftest import ROOT, load, tiny_args
+from conftest import ROOT, load, load_tool, n_params, tiny_args
 from test_bad_input import assert_one_line_error
 
 transformers = pytest.importorskip("transformers")
@@ -59,13 +58,6 @@ def padding_mask(n_keys, pad):
 
 def causal_mask(n):
     return torch.full((n, n), NEG).triu(1)[None, None]  # (1, 1, n, n)
-
-
-def load_tool(name):
-    spec = importlib.util.spec_from_file_location(f"tool_{name}", ROOT / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def assert_close(a, b):
@@ -173,10 +165,6 @@ def test_head_mask_silences_a_head():
 
 
 # ---------------------------------------------------------------- seed 000's figures, at BERT-base size
-def n_params(module):
-    return sum(p.numel() for p in module.parameters())
-
-
 def test_bert_base_parameter_counts():
     config = v7.BertConfig()
     assert (config.hidden_size, config.num_attention_heads, config.intermediate_size) == (768, 12, 3072)
