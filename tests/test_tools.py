@@ -45,3 +45,22 @@ def test_bench_runs_versions_and_prints_the_table(tiny_corpus, tmp_path, capsys)
     assert all(r[2] == "30" for r in rows)  # steps
     table = (tmp_path / "table.csv").read_text().splitlines()
     assert table[0].startswith("version,params,steps,train_loss,val_loss") and len(table) == 3
+
+
+def test_plot_losses_reference_adds_the_committed_curve(tmp_path, capsys):
+    import torch
+
+    plain = write_metrics(tmp_path / "v6_block", [(0, 4.3, 4.3, 0.0), (5000, 1.7, 1.7, 50.0)])
+    mine = write_metrics(tmp_path / "my_run", [(0, 4.3, 4.3, 0.0), (5000, 2.3, 2.3, 14.0)])
+    torch.save({"version": "v4_multihead", "hyperparameters": {"data": "/x/tinyshakespeare.txt"}}, mine / "ckpt.pt")
+    tool = load_tool("plot_losses")
+    assert tool.reference_for(plain)[0] == "v6_block reference (tinyplays)"
+    label, steps, _, val = tool.reference_for(mine)
+    assert label == "v4_multihead reference (tinyshakespeare)" and steps[-1] == 5000 and val[-1] < 2.3
+    out = tmp_path / "check.png"
+    assert tool.main([str(plain), str(mine), "--reference", "-o", str(out)]) == 0 and out.is_file()
+    assert "4 runs" in capsys.readouterr().out
+    unknown = write_metrics(tmp_path / "v9_nothing", [(0, 4.0, 4.0, 0.0)])
+    assert tool.main([str(unknown), "--reference", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no reference curve for v9_nothing" in err

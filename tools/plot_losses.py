@@ -4,11 +4,20 @@
 
 Each argument is a run folder (holding metrics.csv) or a metrics.csv file itself, such as a committed
 reference curve. A run is labelled by its folder name (v6_block), or by --label.
+
+    python tools/plot_losses.py runs/v6_block --reference -o runs/check.png
+
+--reference adds, for each run folder, the committed reference curve of the same version and dataset
+(reference/<dataset>/<version>.csv: the seeded default runs behind the README's table), to answer
+"is my loss normal?".
 """
 import argparse
 import csv
 import sys
 from pathlib import Path
+
+
+REFERENCE = Path(__file__).resolve().parent.parent / "reference"
 
 
 class UserError(Exception):
@@ -32,6 +41,24 @@ def read_metrics(path):
         raise UserError(f"{csv_path} has a row that is not numbers ({e}): rerun the training that wrote it")
     label = csv_path.parent.name if csv_path.name == "metrics.csv" else csv_path.stem
     return label, steps, train, val
+
+
+def reference_for(run):
+    """The committed reference curve for a run folder: same version, same dataset (read from its ckpt.pt)."""
+    run = Path(run)
+    version, dataset = run.name, "tinyplays"
+    if (run / "ckpt.pt").is_file():
+        import torch
+
+        ckpt = torch.load(run / "ckpt.pt", map_location="cpu", weights_only=True)
+        version = ckpt.get("version", version)
+        dataset = Path(ckpt.get("hyperparameters", {}).get("data", dataset)).stem
+    path = REFERENCE / dataset / f"{version}.csv"
+    if not path.is_file():
+        raise UserError(f"no reference curve for {version} on {dataset} (looked for {path}): "
+                        "references exist for the default runs on tinyplays and tinyshakespeare")
+    label, *curves = read_metrics(path)
+    return (f"{version} reference ({dataset})", *curves)
 
 
 def plot(runs, output, title=None):
@@ -62,6 +89,8 @@ def main(argv=None):
     p.add_argument("-o", "--output", type=Path, required=True, help="PNG file to write")
     p.add_argument("--label", action="append", default=[], help="a label per run, in order (default: folder name)")
     p.add_argument("--title", default=None)
+    p.add_argument("--reference", action="store_true",
+                   help="also draw the committed reference curve of each run folder's version and dataset")
     args = p.parse_args(argv)
     try:
         if args.label and len(args.label) != len(args.runs):
@@ -71,6 +100,8 @@ def main(argv=None):
         runs = [read_metrics(r) for r in args.runs]
         for i, label in enumerate(args.label):
             runs[i] = (label, *runs[i][1:])
+        if args.reference:
+            runs += [reference_for(r) for r in args.runs if Path(r).is_dir()]
         plot(runs, args.output, args.title)
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
