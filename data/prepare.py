@@ -106,6 +106,7 @@ def main(argv=None):
                     help="expected sha256 of the file (default: the known tiny shakespeare)")
     ap.add_argument("--timeout", type=float, default=30.0,
                     help="seconds to wait for the server (default: %(default)s)")
+    ap.error = lambda message: ap.exit(2, f"error: {message}: see python data/prepare.py --help\n")  # one line, no usage block
     args = ap.parse_args(argv)
     sha256 = args.sha256.lower()
     try:

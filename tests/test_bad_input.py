@@ -44,6 +44,35 @@ def test_bad_numbers(version, flag, value, message, run, tiny_corpus, tmp_path):
     assert not tmp_path.exists() or not any(tmp_path.iterdir()), "a refused run must not write anything"
 
 
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("argv,message", [
+    (["--max-iters", "abc"], "argument --max-iters: invalid int value: 'abc'"),
+    (["--no-such-flag"], "unrecognized arguments: --no-such-flag"),
+])
+def test_flags_argparse_refuses_get_one_line_too(version, argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        load(version).main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert err == f"error: {message}: see python {version}/train.py --help\n"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_an_out_folder_that_cannot_be_made(version, run, tiny_corpus, tmp_path):
+    taken = tmp_path / "taken"
+    taken.write_text("someone's file")
+    assert_one_line_error(run(version, tiny_args(tiny_corpus, taken)), f"cannot create the run folder {taken}", "--out")
+    assert taken.read_text() == "someone's file"
+
+
+@pytest.mark.parametrize("version", ["v6_block", "v7_bert_layer"])
+@pytest.mark.parametrize("value,message", [("1", "--dropout must be at least 0 and below 1, got 1.0"),
+                                           ("-0.1", "--dropout must be 0 or more")])
+def test_dropout_outside_its_range(version, value, message, run, tiny_corpus, tmp_path):
+    assert_one_line_error(run(version, tiny_args(tiny_corpus, tmp_path / "out", "--dropout", value)), message)
+    assert not (tmp_path / "out").exists()
+
 @pytest.mark.parametrize("version", VERSIONS)
 def test_bad_data_files(version, run, tmp_path):
     out = tmp_path / "out"

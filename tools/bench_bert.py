@@ -169,13 +169,9 @@ def positive(text):
     return value
 
 
-class OneLineParser(argparse.ArgumentParser):
-    def error(self, message):
-        self.exit(2, f"error: {message}\n")
-
-
 def main(argv=None):
-    p = OneLineParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.error = lambda message: p.exit(2, f"error: {message}: see python tools/bench_bert.py --help\n")  # one line, no usage block
     p.add_argument("--only", choices=["time", "memory"], help="run one of the two benchmarks (default: both)")
     p.add_argument("--batch", type=positive, default=8, help="batch for the timing (default: %(default)s)")
     p.add_argument("--seq", type=positive, default=128, help="sequence length for the timing (default: %(default)s)")

@@ -128,6 +128,7 @@ def main(argv=None):
     p.add_argument("--only", choices=["gelu", "attention", "memory"], default=None)
     p.add_argument("--ckpt", type=Path, default=ROOT / "runs" / "v7_bert_layer" / "ckpt.pt",
                    help="a v7 checkpoint for the attention figure (default: %(default)s)")
+    p.error = lambda message: p.exit(2, f"error: {message}: see python tools/make_figures.py --help\n")  # one line, no usage block
     args = p.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     v7 = load(ROOT / "v7_bert_layer" / "train.py", "v7_train")

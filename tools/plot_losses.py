@@ -91,6 +91,7 @@ def main(argv=None):
     p.add_argument("--title", default=None)
     p.add_argument("--reference", action="store_true",
                    help="also draw the committed reference curve of each run folder's version and dataset")
+    p.error = lambda message: p.exit(2, f"error: {message}: see python tools/plot_losses.py --help\n")  # one line, no usage block
     args = p.parse_args(argv)
     try:
         if args.label and len(args.label) != len(args.runs):

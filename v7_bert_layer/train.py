@@ -338,6 +338,8 @@ class LanguageModel(nn.Module):
         super().__init__()
         if n_embd % n_head:
             raise ValueError(f"n_embd ({n_embd}) must be a multiple of n_head ({n_head}): change --n-embd or --n-head")
+        if not 0 <= dropout < 1:
+            raise ValueError(f"--dropout must be at least 0 and below 1, got {dropout}")
         if chunk_size_ff and block_size % chunk_size_ff:
             raise ValueError(f"--chunk-size-ff ({chunk_size_ff}) must divide --block-size ({block_size}), or be 0 "
                              f"for no chunking: the FFN cuts the {block_size} positions into equal chunks")
@@ -539,6 +541,8 @@ def parse_args(argv):
     p.add_argument("--sample-chars", type=int, default=500, help="characters to generate, 0 for none (default: 500)")
     p.add_argument("--generate", action="store_true", help="load ckpt.pt from --out and print generated text; no training")
     p.add_argument("--prompt", default=None, help="text that generation continues (default: a newline)")
+    # one line, as for every other bad input, instead of argparse's usage block
+    p.error = lambda message: p.exit(2, f"error: {message}: see python {VERSION}/train.py --help\n")
     return p.parse_args(argv)
 
 
@@ -582,7 +586,10 @@ def main(argv=None):
         n_params = sum(p.numel() for p in model.parameters())
         print(f"{VERSION} | {n_params:,} parameters | {args.data.name}: {sum(len(s) for s in splits.values()):,} "
               f"characters, vocabulary {len(chars)} | device {device} | out {args.out}")
-        args.out.mkdir(parents=True, exist_ok=True)
+        try:
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UserError(f"cannot create the run folder {args.out} ({e.strerror}): pass --out DIR, a writable folder")
         rows, step, interrupted = train(model, splits, args, device, args.out)
         save_checkpoint(model, chars, args, step, args.out)
         plot_losses(rows, args.out)
