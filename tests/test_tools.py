@@ -1,7 +1,10 @@
-"""tools/plot_losses.py and tools/bench.py, run for real on tiny inputs."""
+"""tools/plot_losses.py and tools/bench.py, run for real on tiny inputs; every tool's command line."""
+import subprocess
+import sys
+
 import pytest
 
-from conftest import load_tool, tiny_args
+from conftest import ROOT, load_tool, tiny_args
 
 
 def write_metrics(folder, rows):
@@ -41,10 +44,28 @@ def test_bench_runs_versions_and_prints_the_table(tiny_corpus, tmp_path, capsys)
     assert load_tool("bench").main(argv) == 0
     out = capsys.readouterr().out
     rows = [line.split() for line in out.splitlines() if line.startswith(("v1_", "v6_"))]
-    assert [r[0] for r in rows] == ["v1_bigram", "v6_block"]
-    assert all(r[2] == "30" for r in rows)  # steps
+    assert [r[:2] for r in rows] == [["v1_bigram", "1337"], ["v6_block", "1337"]]
+    assert all(r[3] == "30" for r in rows)  # steps
     table = (tmp_path / "table.csv").read_text().splitlines()
-    assert table[0].startswith("version,params,steps,train_loss,val_loss") and len(table) == 3
+    assert table[0].startswith("version,seed,params,steps,train_loss,val_loss") and len(table) == 3
+
+
+def test_bench_with_several_seeds_prints_their_spread(tiny_corpus, tmp_path, capsys):
+    import csv
+
+    extra = [a for a in tiny_args(tiny_corpus, tmp_path)[4:] if a not in ("--sample-chars", "20")]
+    argv = ["--data", str(tiny_corpus), "--out", str(tmp_path), "--csv", str(tmp_path / "table.csv"),
+            "--versions", "v4_multihead", "--seed", "1", "2", "--", *extra]
+    assert load_tool("bench").main(argv) == 0
+    out = capsys.readouterr().out
+    with open(tmp_path / "table.csv", newline="") as f:
+        vals = {int(r["seed"]): float(r["val_loss"]) for r in csv.DictReader(f)}
+    assert set(vals) == {1, 2} and vals[1] != vals[2]  # different seeds, different runs
+    assert (tmp_path / "v4_multihead_seed1" / "metrics.csv").is_file()
+    spread = out.split("val loss over seeds")[1].splitlines()[3].split()
+    assert spread[:2] == ["v4_multihead", "2"]
+    assert [float(x) for x in spread[2:5]] == [round(min(vals.values()), 4), round(sum(vals.values()) / 2, 4),
+                                               round(max(vals.values()), 4)]
 
 
 def test_plot_losses_reference_adds_the_committed_curve(tmp_path, capsys):
@@ -64,3 +85,12 @@ def test_plot_losses_reference_adds_the_committed_curve(tmp_path, capsys):
     assert tool.main([str(unknown), "--reference", "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no reference curve for v9_nothing" in err
+
+
+@pytest.mark.parametrize("script", ["tools/bench.py", "tools/bench_bert.py", "tools/plot_losses.py",
+                                    "tools/make_figures.py", "data/prepare.py"])
+def test_tools_refuse_unknown_flags_in_one_line(script):
+    proc = subprocess.run([sys.executable, str(ROOT / script), "--no-such-flag"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1 and "--help" in proc.stderr
