@@ -90,6 +90,21 @@ def test_ctrl_c_saves_what_was_trained(version, run, tiny_corpus, tmp_path, monk
     assert [r[0] for r in read_metrics(tmp_path)] == ["step", "0"]
 
 
+@pytest.mark.parametrize("version", VERSIONS)
+def test_ctrl_c_while_generating_stops_without_a_traceback(version, run, tiny_corpus, tmp_path, monkeypatch):
+    assert run(version, tiny_args(tiny_corpus, tmp_path))[0] == 0
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    mod = load(version)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(mod.LanguageModel, "generate", interrupted)
+    code, out, err = run(version, ["--generate", "--out", tmp_path])
+    assert code == 130 and out == "" and err == "\ninterrupted: stopped before writing anything more\n"
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
 def test_v6_ablation_flags_run(run, tiny_corpus, tmp_path):
     argv = tiny_args(tiny_corpus, tmp_path, "--no-residual", "--no-layernorm", "--ffn-mult", 1, "--n-layer", 2)
     code, stdout, _ = run("v6_block", argv)

@@ -319,6 +319,9 @@ def main(argv=None):
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # outside training (which saves its own work): while loading or generating text
+        print("\ninterrupted: stopped before writing anything more", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
