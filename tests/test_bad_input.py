@@ -34,6 +34,8 @@ BAD_FLAGS = [
     ("--lr", "0", "must be positive"),
     ("--lr", "-0.001", "must be positive"),
     ("--sample-chars", "-1", "0 or more"),
+    ("--seed", "-1", "--seed must be a whole number from 0 to"),
+    ("--seed", str(2**64), "--seed must be a whole number from 0 to"),
 ]
 
 

@@ -270,6 +270,8 @@ def check_args(args):
             raise UserError(f"--{name.replace('_', '-')} must be {'0 or more' if default == 0 else 'positive'}, got {value}")
     if args.sample_chars < 0:
         raise UserError(f"--sample-chars must be 0 or more, got {args.sample_chars}")
+    if not 0 <= args.seed < 2**63 - 1:  # torch takes 64-bit seeds, and the evaluation batches use seed + 1
+        raise UserError(f"--seed must be a whole number from 0 to {2**63 - 2}, got {args.seed}")
 
 
 def pick_device(name):
