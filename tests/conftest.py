@@ -1,4 +1,5 @@
-"""Shared helpers: import a version's train.py by path, run its main() on a tiny corpus."""
+"""Shared helpers: import a version's train.py by path, run its main() on a tiny corpus, read the committed results."""
+import csv
 import functools
 import importlib.util
 from pathlib import Path
@@ -25,6 +26,12 @@ def load_tool(name):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def reference_results(dataset):
+    """{version: row} of reference/<dataset>/bench.csv: the seeded default runs the docs quote."""
+    with open(ROOT / "reference" / dataset / "bench.csv", newline="") as f:
+        return {row["version"]: row for row in csv.DictReader(f)}
 
 
 def n_params(module):

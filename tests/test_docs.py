@@ -23,7 +23,7 @@ import statistics
 import pytest
 import torch
 
-from conftest import ROOT, VERSIONS, load, load_tool, n_params
+from conftest import ROOT, VERSIONS, load, load_tool, n_params, reference_results
 
 DOCS = [(v, name) for v in VERSIONS for name in ("README.md", "README.zh-CN.md")]
 PREVIOUS = dict(zip(VERSIONS[1:], VERSIONS))
@@ -139,8 +139,7 @@ def anchors(text):
 def test_docs_quote_the_reference_val_losses(version, name):
     text = doc_text(version, name)
     for dataset in ("tinyplays", "tinyshakespeare"):
-        with open(ROOT / "reference" / dataset / "bench.csv", newline="") as f:
-            row = next(r for r in csv.DictReader(f) if r["version"] == version)
+        row = reference_results(dataset)[version]
         assert f"{float(row['val_loss']):.4f}" in text, f"{version}/{name} does not quote its {dataset} val loss"
 
 
@@ -160,13 +159,12 @@ def test_the_seed_sweep_is_whole_and_contains_the_reference_runs():
     for dataset in ("tinyplays", "tinyshakespeare"):
         runs = sweep(dataset)
         assert list(runs) == VERSIONS, dataset
-        with open(ROOT / "reference" / dataset / "bench.csv", newline="") as f:
-            reference = {r["version"]: r["val_loss"] for r in csv.DictReader(f)}
+        reference = reference_results(dataset)
         for version, by_seed in runs.items():
             assert set(by_seed) == SWEEP_SEEDS, (dataset, version)
             # The sweep ran on another CPU than the reference runs: seed 1337 repeats them to within 0.003 (float
             # rounding drifts over 5,000 steps), while two seeds differ by 0.01 or more. Same machine: exact.
-            drift = abs(float(by_seed["1337"]) - float(reference[version]))
+            drift = abs(float(by_seed["1337"]) - float(reference[version]["val_loss"]))
             assert drift < 0.004, f"{dataset} {version}: seed 1337 of the sweep is {drift:.4f} from the reference run"
 
 

@@ -3,13 +3,9 @@ import csv
 import re
 
 from conftest import ROOT
+from conftest import reference_results as bench
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-
-
-def bench(dataset):
-    with open(ROOT / "reference" / dataset / "bench.csv", newline="") as f:
-        return {row["version"]: row for row in csv.DictReader(f)}
 
 
 def test_ladder_table_matches_the_reference_results():
