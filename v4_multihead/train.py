@@ -1,24 +1,23 @@
-"""v4_multihead: token + position embeddings and multi-head causal self-attention (4 heads of 8, in parallel).
+"""v4_multihead: token and position embeddings, and multi-head causal self-attention (4 heads of 8).
 
-Train:     python v4_multihead/train.py            (defaults below, CPU: about half a minute)
+Train:     python v4_multihead/train.py                    (defaults below; CPU: half a minute)
 Generate:  python v4_multihead/train.py --generate --prompt "MARGERY:"
 Compare:   diff -u v1_bigram/train.py v4_multihead/train.py
 """
-import argparse
-import csv
-import os
-import re
+import argparse  # argparse, sys, time, pathlib, matplotlib and tqdm serve the plumbing at the end
 import sys
 import time
 from pathlib import Path
 
 import torch
 import torch.nn as nn
+from matplotlib.figure import Figure
 from torch.nn import functional as F
 from tqdm import tqdm
 
 # ------------------------------------------------------------------ hyperparameters
-# The lecture's defaults. Every one is also a flag: batch_size -> --batch-size.
+# The lecture's values. Each is also a flag (batch_size -> --batch-size); the functions below read
+# the value in effect from args (args.batch_size).
 batch_size = 32  # B: independent sequences per training step
 block_size = 8  # T: characters of context the model sees
 max_iters = 5000  # training steps
@@ -28,71 +27,35 @@ lr = 1e-3  # AdamW learning rate
 seed = 1337  # seeds the initial weights, the batches and the sampling
 n_embd = 32  # C: width of every token vector
 n_head = 4  # nh: attention heads, each hs = C // nh wide
-MODEL_ARGS = ["block_size", "n_embd", "n_head"]
+MODEL_ARGS = ["block_size", "n_embd", "n_head"]  # the hyperparameters LanguageModel takes
 
 # ------------------------------------------------------------------ data
-VERSION = Path(__file__).resolve().parent.name  # e.g. "v6_block": names the run folder and the checkpoint
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "data" / "tinyplays.txt"
-
-
-class UserError(Exception):
-    """Bad input: main() prints it as one line and exits with status 2."""
-
-
-def load_text(path):
-    """Read the training text, refusing what cannot be trained on."""
-    path = Path(path)
-    if not path.is_file():
-        raise UserError(f"no data file at {path}: pass --data PATH to a UTF-8 text file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise UserError(f"{path} is not UTF-8 text (bad byte at offset {e.start}): convert it to UTF-8 first")
-    if not text:
-        raise UserError(f"{path} is empty: pass --data PATH to a text file with some content")
-    return text
-
-
-def split_text(text, block_size):
-    """Characters -> integers, then the first 90% for training and the last 10% for validation."""
-    chars = sorted(set(text))
-    stoi = {ch: i for i, ch in enumerate(chars)}
-    data = torch.tensor([stoi[ch] for ch in text], dtype=torch.long)
+def read_data(path):
+    """The vocabulary, and the text as integers: the first 90% to train on, the rest to validate."""
+    text = path.read_text(encoding="utf-8")  # the whole corpus as one string
+    chars = "".join(sorted(set(text)))  # every character in the text, in a fixed order
+    data = torch.tensor(encode(text, chars), dtype=torch.long)  # (N,)
     n = int(0.9 * len(data))
-    splits = {"train": data[:n], "val": data[n:]}
-    for name, split in splits.items():
-        if len(split) <= block_size:  # one example needs block_size + 1 characters
-            raise UserError(
-                f"the {name} split has {len(split)} characters, fewer than one block of {block_size} + 1: "
-                f"use a longer text (at least {10 * (block_size + 1)} characters) or a smaller --block-size"
-            )
-    return "".join(chars), splits
-
+    return chars, {"train": data[:n], "val": data[n:]}
 
 def encode(s, chars):
-    unknown = sorted(set(s) - set(chars))
-    if unknown:
-        raise UserError(f"the prompt has characters the model never saw: {''.join(unknown)!r}; use only characters of its training text")
-    return [chars.index(ch) for ch in s]
-
+    stoi = {ch: i for i, ch in enumerate(chars)}
+    return [stoi[ch] for ch in s]  # string -> list of integers
 
 def decode(ids, chars):
-    return "".join(chars[i] for i in ids)
+    return "".join(chars[i] for i in ids)  # list of integers -> string
 
-
-def get_batch(data, batch_size, block_size, device, generator):
-    """batch_size random windows of the text: inputs x and the same windows shifted by one, y."""
-    ix = torch.randint(len(data) - block_size, (batch_size,), generator=generator)  # (B,) window starts
-    offsets = torch.arange(block_size)  # (T,)
+def get_batch(data, args, generator):
+    """B random windows of the text: inputs x, and targets y, the same windows one character on."""
+    ix = torch.randint(len(data) - args.block_size, (args.batch_size,), generator=generator)  # (B,)
+    offsets = torch.arange(args.block_size)  # (T,)
     x = data[ix[:, None] + offsets]  # (B, T)
     y = data[ix[:, None] + offsets + 1]  # (B, T): the next character at every position
-    return x.to(device), y.to(device)
-
+    return x.to(args.device), y.to(args.device)
 
 # ------------------------------------------------------------------ model
 class MultiHeadAttention(nn.Module):
-    """nh causal self-attention heads computed in parallel."""
+    """nh causal self-attention heads, computed in parallel."""
 
     def __init__(self, n_embd, n_head, block_size):
         super().__init__()
@@ -109,21 +72,20 @@ class MultiHeadAttention(nn.Module):
         q = self.query(x).view(B, T, self.n_head, hs).transpose(1, 2)  # (B, nh, T, hs)
         k = self.key(x).view(B, T, self.n_head, hs).transpose(1, 2)  # (B, nh, T, hs)
         v = self.value(x).view(B, T, self.n_head, hs).transpose(1, 2)  # (B, nh, T, hs)
-        wei = q @ k.transpose(-2, -1) * hs**-0.5  # (B, nh, T, T): keeps the softmax input at unit variance
-        wei = wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))  # (B, nh, T, T): no peeking ahead
+        wei = q @ k.transpose(-2, -1) * hs**-0.5  # (B, nh, T, T): variance no longer grows with hs
+        wei = wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))  # (B, nh, T, T): causal
         wei = F.softmax(wei, dim=-1)  # (B, nh, T, T)
         out = wei @ v  # (B, nh, T, hs)
         out = out.transpose(1, 2).reshape(B, T, C)  # (B, T, C): the heads concatenated
         return out
 
-
 class LanguageModel(nn.Module):
-    """Token + position embeddings, multi-head causal self-attention, and a linear head to next-character logits."""
+    """Token and position embeddings, multi-head causal self-attention, a linear head to logits."""
 
     def __init__(self, vocab_size, block_size=block_size, n_embd=n_embd, n_head=n_head):
         super().__init__()
         if n_embd % n_head:
-            raise ValueError(f"n_embd ({n_embd}) must be a multiple of n_head ({n_head}): change --n-embd or --n-head")
+            raise ValueError(f"n_embd ({n_embd}) must be a multiple of n_head ({n_head})")
         self.block_size = block_size
         self.token_embedding_table = nn.Embedding(vocab_size, n_embd)
         self.position_embedding_table = nn.Embedding(block_size, n_embd)
@@ -144,225 +106,207 @@ class LanguageModel(nn.Module):
 
     @torch.no_grad()
     def generate(self, idx, max_new_tokens):
-        """Extend idx (B, T) by max_new_tokens characters, each sampled from the model's prediction."""
+        """Extend idx (B, T) by max_new_tokens characters, each sampled from the prediction."""
         for _ in range(max_new_tokens):
             idx_cond = idx[:, -self.block_size:]  # (B, T'): there are only block_size positions
             logits, _ = self(idx_cond)  # (B, T', vocab_size)
-            probs = F.softmax(logits[:, -1, :], dim=-1)  # (B, vocab_size): the last position predicts what comes next
+            probs = F.softmax(logits[:, -1, :], dim=-1)  # (B, vocab_size): the next character's
             idx_next = torch.multinomial(probs, num_samples=1)  # (B, 1)
             idx = torch.cat((idx, idx_next), dim=1)  # (B, T + 1)
         return idx
 
-
 # ------------------------------------------------------------------ training
 @torch.no_grad()
-def estimate_loss(model, splits, args, device):
-    """Mean loss over eval_iters random batches of each split: far less noisy than one batch."""
+def estimate_loss(model, splits, args):
+    """The mean loss over eval_iters batches of each split: far less noisy than one batch's."""
+    generator = torch.Generator().manual_seed(args.seed + 1)  # the same batches at every estimate
     model.eval()
     out = {}
-    generator = torch.Generator().manual_seed(args.seed + 1)  # the same windows at every estimate, in every version
     for name, data in splits.items():
         losses = torch.zeros(args.eval_iters)
-        for i in range(args.eval_iters):
-            x, y = get_batch(data, args.batch_size, args.block_size, device, generator)
+        for k in range(args.eval_iters):
+            x, y = get_batch(data, args, generator)
             _, loss = model(x, y)
-            losses[i] = loss.item()
+            losses[k] = loss.item()
         out[name] = losses.mean().item()
     model.train()
     return out
 
-
-def save_checkpoint(model, chars, args, step, out):
-    """Weights, hyperparameters and vocabulary in one file, written atomically (a crash never leaves half a file)."""
-    ckpt = {
-        "version": VERSION,
-        "step": step,
-        "chars": chars,
-        "model_args": {name: getattr(args, name) for name in MODEL_ARGS},
-        "hyperparameters": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-        "state_dict": model.state_dict(),
-    }
-    tmp = out / "ckpt.pt.tmp"
-    torch.save(ckpt, tmp)
-    os.replace(tmp, out / "ckpt.pt")
-
-
-def plot_losses(rows, out):
-    import matplotlib
-
-    matplotlib.use("Agg")  # draw to a file: no window, works without a display
-    import matplotlib.pyplot as plt
-
-    steps = [r[0] for r in rows]
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(steps, [r[1] for r in rows], "--", label="train")
-    ax.plot(steps, [r[2] for r in rows], "-", label="val")
-    ax.set(xlabel="step", ylabel="cross-entropy loss (nats)", title=VERSION)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / "loss.png", dpi=100)
-    plt.close(fig)
-
-
-def train(model, splits, args, device, out):
-    """AdamW on random batches; a loss estimate every eval_interval steps goes to the log and metrics.csv."""
+def train(model, splits, args, log):
+    """AdamW on random batches; a loss estimate every eval_interval steps and after the last."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
-    generator = torch.Generator().manual_seed(args.seed)  # batches of their own: every version sees the same ones
-    rows, start, step = [], time.time(), 0
-    bar = tqdm(total=args.max_iters, desc=VERSION, unit="step", dynamic_ncols=True, disable=None)  # off when not a terminal
-    with open(out / "metrics.csv", "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["step", "train_loss", "val_loss", "elapsed_s"])
-        try:
-            while True:
-                if step % args.eval_interval == 0 or step == args.max_iters:
-                    losses = estimate_loss(model, splits, args, device)
-                    rows.append((step, losses["train"], losses["val"], time.time() - start))
-                    writer.writerow([step, f"{losses['train']:.6f}", f"{losses['val']:.6f}", f"{rows[-1][3]:.2f}"])
-                    f.flush()  # a crash or Ctrl-C keeps every row so far
-                    bar.set_postfix(train=f"{losses['train']:.4f}", val=f"{losses['val']:.4f}")
-                    bar.write(f"step {step:>5}/{args.max_iters} | train {losses['train']:.4f} | "
-                              f"val {losses['val']:.4f} | {rows[-1][3]:6.1f} s")
-                if step == args.max_iters:
-                    break
-                x, y = get_batch(splits["train"], args.batch_size, args.block_size, device, generator)
-                _, loss = model(x, y)
-                if not torch.isfinite(loss):
-                    bar.close()
-                    raise UserError(f"the loss became {loss.item()} at step {step}: lower --lr "
-                                    f"(metrics so far are in {out / 'metrics.csv'})")
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                optimizer.step()
-                step += 1
-                bar.update(1)
-        except KeyboardInterrupt:
-            bar.close()
-            print(f"\ninterrupted at step {step}: saving what was trained to {out}", file=sys.stderr)
-            return rows, step, True
-    bar.close()
-    return rows, step, False
+    generator = torch.Generator().manual_seed(args.seed)  # the batches: the same in every version
+    for step in range(args.max_iters + 1):
+        if step % args.eval_interval == 0 or step == args.max_iters:
+            losses = estimate_loss(model, splits, args)
+            log.evaluation(step, losses)  # one line on screen, one row in metrics.csv
+        if step == args.max_iters:
+            break
+        x, y = get_batch(splits["train"], args, generator)  # (B, T), (B, T)
+        _, loss = model(x, y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        log.step(step, loss)  # the progress bar; stops the run if the loss is not a number
 
-
-# ------------------------------------------------------------------ sampling
+# ------------------------------------------------------------------ generation
 def sample(model, chars, prompt, n_chars, device):
-    """The prompt (default: the vocabulary's first character, a newline in most texts) and n_chars sampled after it."""
-    context = torch.tensor([encode(prompt or chars[0], chars)], dtype=torch.long, device=device)  # (1, T)
+    """The prompt (default: the first character of the vocabulary) and n_chars sampled after it."""
+    context = torch.tensor([encode(prompt or chars[0], chars)], dtype=torch.long, device=device)
     model.eval()
     return decode(model.generate(context, max_new_tokens=n_chars)[0].tolist(), chars)
 
+# ==================================================================================================
+# Plumbing below: command line, input checks, device, checkpoints, metrics.csv, progress bar, plot.
+# It is the same in every version, so you may stop reading here.
+# As in nanoGPT, every global above that is a number, a switch or a name is a hyperparameter:
+HYPERPARAMETERS = [name for name, value in globals().items()
+                   if isinstance(value, (int, float, str)) and not name.startswith("_")]
+ZERO_OK = ["seed", "dropout", "chunk_size_ff", "sample_chars"]  # numbers that may be 0; others > 0
+VERSION = Path(__file__).resolve().parent.name  # "v1_bigram": names the run folder and checkpoint
+ROOT = Path(__file__).resolve().parent.parent
 
-def load_checkpoint(out, device):
-    path = out / "ckpt.pt"
-    if not path.is_file():
-        raise UserError(f"no checkpoint at {path}: train first with `python {VERSION}/train.py --out {out}`")
-    try:
-        ckpt = torch.load(path, map_location=device, weights_only=True)
-    except Exception as e:
-        raise UserError(f"{path} is not a readable checkpoint ({type(e).__name__}): train again to rewrite it")
-    if not isinstance(ckpt, dict) or ckpt.get("version") != VERSION:
-        written_by = ckpt.get("version", "an unknown script") if isinstance(ckpt, dict) else "an unknown script"
-        raise UserError(f"{path} was written by {written_by}, not {VERSION}: "
-                        f"use that version's train.py, or train {VERSION} with a different --out")
-    try:
-        model = LanguageModel(len(ckpt["chars"]), **ckpt["model_args"])
-        model.load_state_dict(ckpt["state_dict"])
-    except (KeyError, TypeError, ValueError, RuntimeError) as e:
-        raise UserError(f"{path} does not fit this {VERSION} model ({type(e).__name__}): train again to rewrite it")
-    return model.to(device), ckpt["chars"]
+class UserError(Exception):
+    """Bad input: main() prints it as one line and exits with status 2."""
 
-
-# ------------------------------------------------------------------ command line
-TRAIN_ARGS = ["batch_size", "block_size", "max_iters", "eval_interval", "eval_iters", "lr", "seed"]
-
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message):  # as argparse's docs allow: one line instead of a usage block
+        raise UserError(f"{message}: see {self.prog} --help")
 
 def parse_args(argv):
-    helps = dict(re.findall(r"^(\w+) = .+?  # (.+)$", Path(__file__).read_text(), re.M))  # the comments above
-    p = argparse.ArgumentParser(prog=f"python {VERSION}/train.py", description=__doc__.splitlines()[0])
-    p.add_argument("--data", type=Path, default=DATA, help="UTF-8 text to train on (default: %(default)s)")
-    for name in dict.fromkeys(TRAIN_ARGS + MODEL_ARGS):  # in order, each once
-        default = globals()[name]
-        if isinstance(default, bool):  # switches that are on by default get a --no-... flag
-            p.add_argument("--no-" + name.replace("_", "-"), dest=name, action="store_false", help=f"turn off: {helps[name]}")
+    p = ArgumentParser(prog=f"python {VERSION}/train.py", description=__doc__.splitlines()[0],
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--data", type=Path, default=ROOT / "data" / "tinyplays.txt", help="UTF-8 text")
+    for name in HYPERPARAMETERS:
+        flag, default = "--" + name.replace("_", "-"), globals()[name]
+        if isinstance(default, bool):  # a switch, on by default: --no-residual turns it off
+            p.add_argument("--no-" + flag[2:], dest=name, action="store_false", help="turn off")
         else:
-            p.add_argument("--" + name.replace("_", "-"), type=type(default), default=default,
-                           help=f"{helps[name]} (default: %(default)s)")
+            p.add_argument(flag, type=type(default), default=default, help="see train.py's top")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "mps"],
-                   help="auto picks cuda, then mps, then cpu (default: auto)")
-    p.add_argument("--out", type=Path, default=ROOT / "runs" / VERSION, help="run folder (default: runs/%s)" % VERSION)
-    p.add_argument("--sample-chars", type=int, default=500, help="characters to generate, 0 for none (default: 500)")
-    p.add_argument("--generate", action="store_true", help="load ckpt.pt from --out and print generated text; no training")
-    p.add_argument("--prompt", default=None, help="text that generation continues (default: a newline)")
-    # one line, as for every other bad input, instead of argparse's usage block
-    p.error = lambda message: p.exit(2, f"error: {message}: see python {VERSION}/train.py --help\n")
+                   help="auto: cuda if there is one, else mps, else cpu")
+    p.add_argument("--out", type=Path, default=ROOT / "runs" / VERSION, help="the run's folder")
+    p.add_argument("--sample-chars", type=int, default=500, help="characters to generate")
+    p.add_argument("--generate", action="store_true", help="no training: generate from --out")
+    p.add_argument("--prompt", default="", help="text to continue (empty: a newline)")
     return p.parse_args(argv)
 
-
 def check_args(args):
-    for name in dict.fromkeys(TRAIN_ARGS + MODEL_ARGS):
-        value, default = getattr(args, name), globals()[name]
-        if name == "seed" or isinstance(value, (bool, str)):
-            continue
-        if value < 0 or (value == 0 and default != 0):  # a default of 0 means "off", so 0 stays allowed there
-            raise UserError(f"--{name.replace('_', '-')} must be {'0 or more' if default == 0 else 'positive'}, got {value}")
-    if args.sample_chars < 0:
-        raise UserError(f"--sample-chars must be 0 or more, got {args.sample_chars}")
-    if not 0 <= args.seed < 2**63 - 1:  # torch takes 64-bit seeds, and the evaluation batches use seed + 1
-        raise UserError(f"--seed must be a whole number from 0 to {2**63 - 2}, got {args.seed}")
+    """Refuse a number out of its range, or a device that is not there; return the device."""
+    for name, value in vars(args).items():
+        if type(value) in (int, float) and not (value > 0 or name in ZERO_OK and value == 0):
+            rule = "0 or more" if name in ZERO_OK else "positive"
+            raise UserError(f"--{name.replace('_', '-')} must be {rule}, got {value}")
+    if args.seed >= 2**63 - 1:  # torch's largest seed; the estimates use seed + 1
+        raise UserError(f"--seed must be below {2**63 - 1}, got {args.seed}")
+    cuda, mps = torch.cuda.is_available(), torch.backends.mps.is_available()
+    device = {"auto": "cuda" if cuda else "mps" if mps else "cpu"}.get(args.device, args.device)
+    if device == "cuda" and not cuda or device == "mps" and not mps:
+        raise UserError(f"--device {device} is not available here: use --device cpu or auto")
+    return device
 
-
-def pick_device(name):
-    available = {"cuda": torch.cuda.is_available(), "mps": torch.backends.mps.is_available(), "cpu": True}
-    if name == "auto":
-        return next(d for d in ("cuda", "mps", "cpu") if available[d])
-    if not available[name]:
-        raise UserError(f"--device {name} is not available here (torch {torch.__version__}): use --device cpu or auto")
-    return name
-
-
-def main(argv=None):
-    args = parse_args(argv)
+def load_checkpoint(args):
+    path = args.out / "ckpt.pt"
+    if not path.is_file():
+        raise UserError(f"no checkpoint at {path}: train first, with python {VERSION}/train.py")
     try:
-        check_args(args)
-        device = pick_device(args.device)
-        torch.manual_seed(args.seed)
-        if args.generate:
-            model, chars = load_checkpoint(args.out, device)
-            print(sample(model, chars, args.prompt, args.sample_chars, device))
-            return 0
-        chars, splits = split_text(load_text(args.data), args.block_size)
-        if args.prompt:
-            encode(args.prompt, chars)  # refuse a bad prompt before training, not after
-        try:
-            model = LanguageModel(len(chars), **{name: getattr(args, name) for name in MODEL_ARGS}).to(device)
-        except ValueError as e:
-            raise UserError(str(e))
-        n_params = sum(p.numel() for p in model.parameters())
-        print(f"{VERSION} | {n_params:,} parameters | {args.data.name}: {sum(len(s) for s in splits.values()):,} "
-              f"characters, vocabulary {len(chars)} | device {device} | out {args.out}")
+        ckpt = torch.load(path, map_location=args.device, weights_only=True)
+        if ckpt["version"] == VERSION:
+            model_args = {name: ckpt["hyperparameters"][name] for name in MODEL_ARGS}
+            model = LanguageModel(len(ckpt["chars"]), **model_args)
+            model.load_state_dict(ckpt["state_dict"])
+    except Exception as e:
+        raise UserError(f"{path} is not a readable {VERSION} checkpoint ({type(e).__name__})")
+    if ckpt["version"] != VERSION:
+        raise UserError(f"{path} was written by {ckpt['version']}, not {VERSION}: use its train.py")
+    return model.to(args.device), ckpt["chars"]
+
+class Log:
+    """The progress bar, and for every loss estimate a line on screen and a row in metrics.csv."""
+
+    def __init__(self, args):
         try:
             args.out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise UserError(f"cannot create the run folder {args.out} ({e.strerror}): pass --out DIR, a writable folder")
-        rows, step, interrupted = train(model, splits, args, device, args.out)
-        save_checkpoint(model, chars, args, step, args.out)
-        plot_losses(rows, args.out)
-        if interrupted:
+            raise UserError(f"cannot create the folder {args.out} ({e.strerror}): pass --out DIR")
+        self.path = args.out / "metrics.csv"
+        self.path.write_text("step,train_loss,val_loss,elapsed_s\n")
+        self.bar = tqdm(total=args.max_iters, desc=VERSION, unit="step", disable=None)  # None: tty
+        self.rows, self.steps, self.start = [], 0, time.time()
+
+    def evaluation(self, step, losses):
+        self.rows.append((step, losses["train"], losses["val"], time.time() - self.start))
+        with open(self.path, "a") as f:  # each row is on disk at once: a crash or Ctrl-C keeps it
+            f.write("%d,%.6f,%.6f,%.2f\n" % self.rows[-1])
+        self.bar.write("step %5d | train %.4f | val %.4f | %6.1f s" % self.rows[-1])
+
+    def step(self, step, loss):
+        if not torch.isfinite(loss):
+            raise UserError(f"the loss became {loss.item()} at step {step}: lower --lr")
+        self.steps = step + 1
+        self.bar.update(1)
+
+    def plot(self, path):
+        steps, train, val = ([row[i] for row in self.rows] for i in range(3))
+        ax = Figure(figsize=(6, 4), layout="tight").subplots()
+        ax.plot(steps, train, "--", steps, val, "-")
+        ax.set(xlabel="step", ylabel="cross-entropy loss (nats)", title=VERSION)
+        ax.legend(["train", "val"])
+        ax.grid(alpha=0.3)
+        ax.figure.savefig(path, dpi=100)
+
+def main(argv=None):
+    try:
+        args = parse_args(argv)
+        args.device = check_args(args)
+        torch.manual_seed(args.seed)
+        if args.generate:
+            model, chars = load_checkpoint(args)
+        else:
+            try:
+                chars, splits = read_data(args.data)
+            except (OSError, UnicodeDecodeError) as e:  # missing, unreadable, or not UTF-8
+                raise UserError(f"cannot read {args.data} as UTF-8 text ({e}): pass --data PATH")
+            if min(len(split) for split in splits.values()) <= args.block_size:  # block_size + 1
+                raise UserError(f"{args.data} is too short for a block in each split: use a longer "
+                                "text or a smaller --block-size")
+            try:
+                model = LanguageModel(len(chars), **{n: getattr(args, n) for n in MODEL_ARGS})
+            except ValueError as e:  # the model's own rule: name the flags to change
+                flags = [f"--{n.replace('_', '-')}" for n in MODEL_ARGS if n in str(e)]
+                raise UserError(f"{e}: change {' or '.join(flags)}")
+        unknown = "".join(sorted(set(args.prompt) - set(chars)))
+        if unknown:  # checked before training, not after
+            raise UserError(f"the prompt has characters the model never saw: {unknown!r}")
+        if args.generate:
+            print(sample(model, chars, args.prompt, args.sample_chars, args.device))
+            return 0
+        n_params = sum(p.numel() for p in model.parameters())
+        print(f"{VERSION} | {n_params:,} parameters | {len(chars)} characters | {args.device}")
+        log = Log(args)
+        try:
+            train(model.to(args.device), splits, args, log)
+        except KeyboardInterrupt:
+            print(f"\ninterrupted at step {log.steps}: saving to {args.out}", file=sys.stderr)
+        finally:
+            log.bar.close()
+        torch.save({"version": VERSION, "step": log.steps, "n_params": n_params, "chars": chars,
+                    "hyperparameters": {name: getattr(args, name) for name in HYPERPARAMETERS},
+                    "state_dict": model.state_dict()}, args.out / "ckpt.tmp")
+        (args.out / "ckpt.tmp").replace(args.out / "ckpt.pt")  # the checkpoint, never half written
+        log.plot(args.out / "loss.png")
+        if not log.rows or log.rows[-1][0] < args.max_iters:  # interrupted
             return 130
-        text = sample(model, chars, args.prompt, args.sample_chars, device) if args.sample_chars else ""
+        text = sample(model, chars, args.prompt, args.sample_chars, args.device)
         (args.out / "sample.txt").write_text(text, encoding="utf-8")
-        print(text)
-        print(f"{VERSION} done: val {rows[-1][2]:.4f} (train {rows[-1][1]:.4f}) after {step} steps "
-              f"in {rows[-1][3]:.1f} s | {n_params:,} parameters | {args.out}")
+        print(f"{text}\n{VERSION} done:", "step %d | train %.4f | val %.4f | %.1f s" % log.rows[-1])
         return 0
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # outside training (which saves its own work): while loading or generating text
+    except KeyboardInterrupt:  # outside training, which saves its own work: loading or generating
         print("\ninterrupted: stopped before writing anything more", file=sys.stderr)
         return 130
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,25 +1,25 @@
-"""v7_bert_layer: HuggingFace's BertLayer, rebuilt class by class, trained as a causal character model. GELU enters.
+"""v7_bert_layer: HuggingFace's BertLayer, rebuilt class by class, in a causal character model.
 
-Train:     python v7_bert_layer/train.py            (defaults below, CPU: about a minute)
+Train:     python v7_bert_layer/train.py                   (defaults below; CPU: about a minute)
 Generate:  python v7_bert_layer/train.py --generate --prompt "MARGERY:"
 Compare:   diff -u v6_block/train.py v7_bert_layer/train.py
-Where the LayerNorm goes: v6 is pre-norm (x + f(LN(x)), GPT style); BERT is post-norm (LN(x + f(x))).
+Where the LayerNorm goes: v6 is pre-norm, x + f(LN(x)); BERT is post-norm, LN(x + f(x)).
 """
-import argparse
-import csv
-import os
-import re
+import argparse  # argparse, sys, time, pathlib, matplotlib and tqdm serve the plumbing at the end
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 import torch.nn as nn
+from matplotlib.figure import Figure
 from torch.nn import functional as F
 from tqdm import tqdm
 
 # ------------------------------------------------------------------ hyperparameters
-# The lecture's defaults. Every one is also a flag: batch_size -> --batch-size.
+# The lecture's values. Each is also a flag (batch_size -> --batch-size); the functions below read
+# the value in effect from args (args.batch_size).
 batch_size = 32  # B: independent sequences per training step
 block_size = 8  # T: characters of context the model sees
 max_iters = 5000  # training steps
@@ -29,82 +29,44 @@ lr = 1e-3  # AdamW learning rate
 seed = 1337  # seeds the initial weights, the batches and the sampling
 n_embd = 32  # C: width of every token vector
 n_head = 4  # nh: attention heads, each hs = C // nh wide
-n_layer = 3  # BertLayers stacked on top of each other
-dropout = 0.0  # dropout on hidden states and attention probabilities (0: off; BERT's 0.1 trains worse here)
-hidden_act = "gelu"  # the FFN's activation: gelu (exact), gelu_new (tanh approximation), relu, silu, tanh
+n_layer = 3  # layers stacked on top of each other
+dropout = 0.0  # dropout probability (0: off, as in the lecture at this size)
+hidden_act = "gelu"  # the FFN's activation: gelu (exact), gelu_new (tanh form), relu, silu, tanh
 intermediate_size = 128  # width of the FFN's hidden layer (BERT: 4 * C)
-chunk_size_ff = 0  # run the FFN on this many positions at a time to save memory (0: all at once)
-MODEL_ARGS = ["block_size", "n_embd", "n_head", "n_layer", "dropout", "hidden_act", "intermediate_size",
-              "chunk_size_ff"]
+chunk_size_ff = 0  # run the FFN on this many positions at a time (0: all at once)
+MODEL_ARGS = ["block_size", "n_embd", "n_head", "n_layer", "dropout", "hidden_act",
+              "intermediate_size", "chunk_size_ff"]  # the hyperparameters LanguageModel takes
 
 # ------------------------------------------------------------------ data
-VERSION = Path(__file__).resolve().parent.name  # e.g. "v6_block": names the run folder and the checkpoint
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "data" / "tinyplays.txt"
-
-
-class UserError(Exception):
-    """Bad input: main() prints it as one line and exits with status 2."""
-
-
-def load_text(path):
-    """Read the training text, refusing what cannot be trained on."""
-    path = Path(path)
-    if not path.is_file():
-        raise UserError(f"no data file at {path}: pass --data PATH to a UTF-8 text file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise UserError(f"{path} is not UTF-8 text (bad byte at offset {e.start}): convert it to UTF-8 first")
-    if not text:
-        raise UserError(f"{path} is empty: pass --data PATH to a text file with some content")
-    return text
-
-
-def split_text(text, block_size):
-    """Characters -> integers, then the first 90% for training and the last 10% for validation."""
-    chars = sorted(set(text))
-    stoi = {ch: i for i, ch in enumerate(chars)}
-    data = torch.tensor([stoi[ch] for ch in text], dtype=torch.long)
+def read_data(path):
+    """The vocabulary, and the text as integers: the first 90% to train on, the rest to validate."""
+    text = path.read_text(encoding="utf-8")  # the whole corpus as one string
+    chars = "".join(sorted(set(text)))  # every character in the text, in a fixed order
+    data = torch.tensor(encode(text, chars), dtype=torch.long)  # (N,)
     n = int(0.9 * len(data))
-    splits = {"train": data[:n], "val": data[n:]}
-    for name, split in splits.items():
-        if len(split) <= block_size:  # one example needs block_size + 1 characters
-            raise UserError(
-                f"the {name} split has {len(split)} characters, fewer than one block of {block_size} + 1: "
-                f"use a longer text (at least {10 * (block_size + 1)} characters) or a smaller --block-size"
-            )
-    return "".join(chars), splits
-
+    return chars, {"train": data[:n], "val": data[n:]}
 
 def encode(s, chars):
-    unknown = sorted(set(s) - set(chars))
-    if unknown:
-        raise UserError(f"the prompt has characters the model never saw: {''.join(unknown)!r}; use only characters of its training text")
-    return [chars.index(ch) for ch in s]
-
+    stoi = {ch: i for i, ch in enumerate(chars)}
+    return [stoi[ch] for ch in s]  # string -> list of integers
 
 def decode(ids, chars):
-    return "".join(chars[i] for i in ids)
+    return "".join(chars[i] for i in ids)  # list of integers -> string
 
-
-def get_batch(data, batch_size, block_size, device, generator):
-    """batch_size random windows of the text: inputs x and the same windows shifted by one, y."""
-    ix = torch.randint(len(data) - block_size, (batch_size,), generator=generator)  # (B,) window starts
-    offsets = torch.arange(block_size)  # (T,)
+def get_batch(data, args, generator):
+    """B random windows of the text: inputs x, and targets y, the same windows one character on."""
+    ix = torch.randint(len(data) - args.block_size, (args.batch_size,), generator=generator)  # (B,)
+    offsets = torch.arange(args.block_size)  # (T,)
     x = data[ix[:, None] + offsets]  # (B, T)
     y = data[ix[:, None] + offsets + 1]  # (B, T): the next character at every position
-    return x.to(device), y.to(device)
-
+    return x.to(args.device), y.to(args.device)
 
 # ------------------------------------------------------------------ model
-# HuggingFace's class and attribute names throughout, so that a state dict moves between this BertLayer and theirs.
-from dataclasses import dataclass  # the one import v7 adds, kept here so that the imports stay v6's
-
-
+# HuggingFace's class and attribute names throughout, and the tuple interface of transformers 4.x,
+# so that a state dict moves between these classes and theirs.
 @dataclass
 class BertConfig:
-    """HF's field names with BERT-base defaults; LanguageModel fills one in from the hyperparameters."""
+    """HF's field names with BERT-base defaults; LanguageModel fills one in from the flags."""
 
     vocab_size: int = 30522
     hidden_size: int = 768  # C
@@ -115,32 +77,23 @@ class BertConfig:
     hidden_dropout_prob: float = 0.1
     attention_probs_dropout_prob: float = 0.1
     max_position_embeddings: int = 512
-    initializer_range: float = 0.02  # std of BERT's normal initial weights (LanguageModel measured better without)
     layer_norm_eps: float = 1e-12
     chunk_size_feed_forward: int = 0  # 0: the FFN sees every position at once
     is_decoder: bool = False
     add_cross_attention: bool = False
 
-
-ACT2FN = {  # HF's names: "gelu" is exact, x * Phi(x) with Phi from erf; "gelu_new" is GPT-2's tanh approximation
-    "gelu": nn.GELU(),
-    "gelu_new": nn.GELU(approximate="tanh"),
-    "relu": nn.ReLU(),
-    "silu": nn.SiLU(),
-    "tanh": nn.Tanh(),
-}
-
+# HF's names: "gelu" is exact, x * Phi(x) with Phi the normal CDF; "gelu_new" is GPT-2's tanh form
+ACT2FN = {"gelu": nn.GELU(), "gelu_new": nn.GELU(approximate="tanh"), "relu": nn.ReLU(),
+          "silu": nn.SiLU(), "tanh": nn.Tanh()}
 
 def apply_chunking_to_forward(forward_fn, chunk_size, chunk_dim, *input_tensors):
-    """forward_fn on chunk_size slices along chunk_dim, joined: the same result with a smaller peak memory."""
+    """forward_fn on chunk_size slices along chunk_dim, joined: the same result, in less memory."""
     if chunk_size > 0:
         size = input_tensors[0].shape[chunk_dim]
-        if any(t.shape[chunk_dim] != size for t in input_tensors):
-            raise ValueError(f"all input tensors must have size {size} in dimension {chunk_dim}")
         if size % chunk_size:
-            raise ValueError(f"The dimension to be chunked {size} has to be a multiple of the chunk size {chunk_size}")
-        # HF keeps every chunk's output and concatenates them at the end; writing each into its slice of one
-        # output tensor instead keeps a single chunk's intermediates alive at a time, and no second copy
+            raise ValueError(f"The dimension to be chunked {size} has to be a multiple of the "
+                             f"chunk size {chunk_size}")
+        # HF concatenates the chunks' outputs, a second copy; here each goes into its slice of one
         out = None
         for start in range(0, size, chunk_size):
             y = forward_fn(*(t.narrow(chunk_dim, start, chunk_size) for t in input_tensors))
@@ -150,9 +103,8 @@ def apply_chunking_to_forward(forward_fn, chunk_size, chunk_dim, *input_tensors)
         return out
     return forward_fn(*input_tensors)
 
-
 class BertEmbeddings(nn.Module):
-    """Word + position embeddings, then LayerNorm and dropout (BERT's token types are left out: one text)."""
+    """Word + position embeddings, LayerNorm and dropout (no token types: there is one text)."""
 
     def __init__(self, config):
         super().__init__()
@@ -162,20 +114,19 @@ class BertEmbeddings(nn.Module):
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
 
     def forward(self, input_ids, past_key_values_length=0):
-        T = input_ids.shape[1]
-        positions = torch.arange(past_key_values_length, past_key_values_length + T, device=input_ids.device)  # (T,)
+        P, T = past_key_values_length, input_ids.shape[1]
+        positions = torch.arange(P, P + T, device=input_ids.device)  # (T,)
         x = self.word_embeddings(input_ids) + self.position_embeddings(positions)  # (B, T, C)
         return self.dropout(self.LayerNorm(x))  # (B, T, C)
 
-
 class BertSelfAttention(nn.Module):
-    """nh heads of scaled dot-product attention; keys and values from encoder_hidden_states when cross-attending."""
+    """nh heads of scaled dot-product attention; keys and values from the encoder if crossing."""
 
     def __init__(self, config):
         super().__init__()
         if config.hidden_size % config.num_attention_heads:
-            raise ValueError(f"The hidden size ({config.hidden_size}) is not a multiple of the number of attention "
-                             f"heads ({config.num_attention_heads})")
+            raise ValueError(f"The hidden size ({config.hidden_size}) is not a multiple of the "
+                             f"number of attention heads ({config.num_attention_heads})")
         self.num_attention_heads = config.num_attention_heads
         self.attention_head_size = config.hidden_size // config.num_attention_heads  # hs
         self.all_head_size = self.num_attention_heads * self.attention_head_size
@@ -186,15 +137,16 @@ class BertSelfAttention(nn.Module):
         self.is_decoder = config.is_decoder
 
     def transpose_for_scores(self, x):
-        x = x.view(*x.shape[:-1], self.num_attention_heads, self.attention_head_size)  # (B, T, nh, hs)
-        return x.transpose(1, 2)  # (B, nh, T, hs)
+        x = x.view(*x.shape[:-1], self.num_attention_heads, self.attention_head_size)
+        return x.transpose(1, 2)  # (B, T, nh, hs) -> (B, nh, T, hs)
 
-    def forward(self, hidden_states, attention_mask=None, head_mask=None, encoder_hidden_states=None,
-                encoder_attention_mask=None, past_key_value=None, output_attentions=False):
+    def forward(self, hidden_states, attention_mask=None, head_mask=None,
+                encoder_hidden_states=None, encoder_attention_mask=None, past_key_value=None,
+                output_attentions=False):
         q = self.transpose_for_scores(self.query(hidden_states))  # (B, nh, T, hs)
-        if encoder_hidden_states is not None:  # cross-attention: keys and values come from the encoder's S positions
+        if encoder_hidden_states is not None:  # cross-attention: k and v of S encoder positions
             attention_mask = encoder_attention_mask
-            if past_key_value is not None:  # the encoder's output does not change during decoding: reuse them
+            if past_key_value is not None:  # the encoder's output does not change while decoding
                 k, v = past_key_value  # (B, nh, S, hs) each
             else:
                 k = self.transpose_for_scores(self.key(encoder_hidden_states))  # (B, nh, S, hs)
@@ -202,20 +154,21 @@ class BertSelfAttention(nn.Module):
         else:
             k = self.transpose_for_scores(self.key(hidden_states))  # (B, nh, T, hs)
             v = self.transpose_for_scores(self.value(hidden_states))  # (B, nh, T, hs)
-            if past_key_value is not None:  # decoding: the P earlier positions' keys and values, computed once
+            if past_key_value is not None:  # decoding: the P earlier positions' keys and values
                 k = torch.cat([past_key_value[0], k], dim=2)  # (B, nh, S = P + T, hs)
                 v = torch.cat([past_key_value[1], v], dim=2)  # (B, nh, S, hs)
         scores = q @ k.transpose(-1, -2) * self.attention_head_size**-0.5  # (B, nh, T, S)
+        if attention_mask is not None and attention_mask.dtype == torch.bool:  # as sdpa masks are
+            attention_mask = (~attention_mask).to(scores.dtype) * torch.finfo(scores.dtype).min
         if attention_mask is not None:
-            scores = scores + attention_mask  # (B, nh, T, S): additive, 0 keeps a key, a large negative masks it
+            scores = scores + attention_mask  # (B, nh, T, S): 0 keeps a key, a large negative hides
         probs = self.dropout(F.softmax(scores, dim=-1))  # (B, nh, T, S)
         if head_mask is not None:
             probs = probs * head_mask  # (B, nh, T, S): a 0 silences a head
         context = (probs @ v).transpose(1, 2)  # (B, T, nh, hs)
-        context = context.reshape(*context.shape[:-2], self.all_head_size)  # (B, T, C): the heads concatenated
+        context = context.reshape(*context.shape[:-2], self.all_head_size)  # (B, T, C)
         outputs = (context, probs) if output_attentions else (context,)
-        return outputs + ((k, v),) if self.is_decoder else outputs  # a decoder hands its keys and values on
-
+        return outputs + ((k, v),) if self.is_decoder else outputs  # a decoder hands on its k and v
 
 class BertSelfOutput(nn.Module):
     """Project the heads' output, dropout, then post-norm: LayerNorm(x + input_tensor)."""
@@ -230,40 +183,38 @@ class BertSelfOutput(nn.Module):
         hidden_states = self.dropout(self.dense(hidden_states))  # (B, T, C)
         return self.LayerNorm(hidden_states + input_tensor)  # (B, T, C)
 
-
 class BertAttention(nn.Module):
-    """BertSelfAttention (`self`) then BertSelfOutput (`output`): attention with its residual and LayerNorm."""
+    """BertSelfAttention (`self`) then BertSelfOutput (`output`): attention, residual, LayerNorm."""
 
     def __init__(self, config):
         super().__init__()
         self.self = BertSelfAttention(config)
         self.output = BertSelfOutput(config)
 
-    def forward(self, hidden_states, attention_mask=None, head_mask=None, encoder_hidden_states=None,
-                encoder_attention_mask=None, past_key_value=None, output_attentions=False):
+    def forward(self, hidden_states, attention_mask=None, head_mask=None,
+                encoder_hidden_states=None, encoder_attention_mask=None, past_key_value=None,
+                output_attentions=False):
         self_outputs = self.self(hidden_states, attention_mask, head_mask, encoder_hidden_states,
                                  encoder_attention_mask, past_key_value, output_attentions)
         attention_output = self.output(self_outputs[0], hidden_states)  # (B, T, C)
-        return (attention_output,) + self_outputs[1:]  # then the probabilities and the keys/values, if any
-
+        return (attention_output,) + self_outputs[1:]  # then the probabilities, and k and v if any
 
 class BertIntermediate(nn.Module):
-    """The FFN's first half: expand C to intermediate_size, then the activation (a name in ACT2FN, or a callable)."""
+    """The FFN's first half: C to intermediate_size, then the activation (a name, or a callable)."""
 
     def __init__(self, config):
         super().__init__()
         self.dense = nn.Linear(config.hidden_size, config.intermediate_size)
         if isinstance(config.hidden_act, str):
             if config.hidden_act not in ACT2FN:
-                raise ValueError(f"unknown activation {config.hidden_act!r}: "
-                                 f"choose --hidden-act from {', '.join(ACT2FN)}")
+                raise ValueError(f"unknown hidden_act {config.hidden_act!r}: choose one of "
+                                 f"{', '.join(ACT2FN)}")
             self.intermediate_act_fn = ACT2FN[config.hidden_act]
         else:
             self.intermediate_act_fn = config.hidden_act
 
     def forward(self, hidden_states):
         return self.intermediate_act_fn(self.dense(hidden_states))  # (B, T, intermediate_size)
-
 
 class BertOutput(nn.Module):
     """The FFN's second half: back to C, dropout, then post-norm: LayerNorm(x + input_tensor)."""
@@ -278,9 +229,8 @@ class BertOutput(nn.Module):
         hidden_states = self.dropout(self.dense(hidden_states))  # (B, T, C)
         return self.LayerNorm(hidden_states + input_tensor)  # (B, T, C)
 
-
 class BertLayer(nn.Module):
-    """Self-attention, cross-attention in a decoder that has it, then the FFN, optionally in chunks of positions."""
+    """Self-attention, cross-attention if the decoder has it, then the FFN, maybe in chunks."""
 
     def __init__(self, config):
         super().__init__()
@@ -291,13 +241,22 @@ class BertLayer(nn.Module):
         self.add_cross_attention = config.add_cross_attention
         if self.add_cross_attention:
             if not self.is_decoder:
-                raise ValueError(f"{self} should be used as a decoder model if cross attention is added")
+                raise ValueError(f"{self} should be used as a decoder model if cross attention is "
+                                 "added")
             self.crossattention = BertAttention(config)
         self.intermediate = BertIntermediate(config)
         self.output = BertOutput(config)
 
-    def forward(self, hidden_states, attention_mask=None, head_mask=None, encoder_hidden_states=None,
-                encoder_attention_mask=None, past_key_value=None, output_attentions=False):
+    def forward(self, hidden_states, attention_mask=None, head_mask=None,
+                encoder_hidden_states=None, encoder_attention_mask=None, past_key_value=None,
+                output_attentions=False):
+        cross = encoder_hidden_states is not None
+        if cross and not hasattr(self, "crossattention"):
+            raise ValueError("encoder_hidden_states need cross-attention layers: build the layer "
+                             "with `config.add_cross_attention=True`")
+        if past_key_value is not None and len(past_key_value) != (4 if cross else 2):
+            raise ValueError(f"past_key_value holds {len(past_key_value)} tensors; this call needs "
+                             f"{4 if cross else 2}: self k, v (and cross k, v with encoder states)")
         self_attn_past_key_value = past_key_value[:2] if past_key_value is not None else None
         self_attention_outputs = self.attention(hidden_states, attention_mask, head_mask,
                                                 output_attentions=output_attentions,
@@ -308,19 +267,17 @@ class BertLayer(nn.Module):
             present_key_value = self_attention_outputs[-1]  # (self_k, self_v)
         else:
             outputs = self_attention_outputs[1:]
-        if encoder_hidden_states is not None:
-            if not hasattr(self, "crossattention"):
-                raise ValueError(f"If `encoder_hidden_states` are passed, {self} has to be instantiated with "
-                                 "cross-attention layers by setting `config.add_cross_attention=True`")
+        if cross:
             cross_attn_past_key_value = past_key_value[-2:] if past_key_value is not None else None
-            cross_attention_outputs = self.crossattention(attention_output, attention_mask, head_mask,
-                                                          encoder_hidden_states, encoder_attention_mask,
-                                                          cross_attn_past_key_value, output_attentions)
+            cross_attention_outputs = self.crossattention(
+                attention_output, attention_mask, head_mask, encoder_hidden_states,
+                encoder_attention_mask, cross_attn_past_key_value, output_attentions)
             attention_output = cross_attention_outputs[0]  # (B, T, C)
             outputs = outputs + cross_attention_outputs[1:-1]  # + (cross_attn_probs,)
-            present_key_value = present_key_value + cross_attention_outputs[-1]  # + (cross_k, cross_v)
-        layer_output = apply_chunking_to_forward(self.feed_forward_chunk, self.chunk_size_feed_forward,
-                                                 self.seq_len_dim, attention_output)  # (B, T, C)
+            present_key_value = present_key_value + cross_attention_outputs[-1]  # + (cross k, v)
+        layer_output = apply_chunking_to_forward(self.feed_forward_chunk,  # (B, T, C)
+                                                 self.chunk_size_feed_forward, self.seq_len_dim,
+                                                 attention_output)
         outputs = (layer_output,) + outputs
         return outputs + (present_key_value,) if self.is_decoder else outputs
 
@@ -328,47 +285,49 @@ class BertLayer(nn.Module):
         intermediate_output = self.intermediate(attention_output)  # (B, T, intermediate_size)
         return self.output(intermediate_output, attention_output)  # (B, T, C)
 
-
 class LanguageModel(nn.Module):
-    """BERT as a decoder, as HF's BertLMHeadModel uses it: embeddings, n_layer causal BertLayers, an LM head."""
+    """BERT as a decoder, as HF's BertLMHeadModel uses it: embeddings, causal BertLayers, a head."""
 
-    def __init__(self, vocab_size, block_size=block_size, n_embd=n_embd, n_head=n_head, n_layer=n_layer,
-                 dropout=dropout, hidden_act=hidden_act, intermediate_size=intermediate_size,
-                 chunk_size_ff=chunk_size_ff):
+    def __init__(self, vocab_size, block_size=block_size, n_embd=n_embd, n_head=n_head,
+                 n_layer=n_layer, dropout=dropout, hidden_act=hidden_act,
+                 intermediate_size=intermediate_size, chunk_size_ff=chunk_size_ff):
         super().__init__()
         if n_embd % n_head:
-            raise ValueError(f"n_embd ({n_embd}) must be a multiple of n_head ({n_head}): change --n-embd or --n-head")
+            raise ValueError(f"n_embd ({n_embd}) must be a multiple of n_head ({n_head})")
         if not 0 <= dropout < 1:
-            raise ValueError(f"--dropout must be at least 0 and below 1, got {dropout}")
+            raise ValueError(f"dropout ({dropout}) must be at least 0 and below 1")
         if chunk_size_ff and block_size % chunk_size_ff:
-            raise ValueError(f"--chunk-size-ff ({chunk_size_ff}) must divide --block-size ({block_size}), or be 0 "
-                             f"for no chunking: the FFN cuts the {block_size} positions into equal chunks")
+            raise ValueError(f"chunk_size_ff ({chunk_size_ff}) must divide block_size "
+                             f"({block_size}), or be 0: the FFN cuts T into equal chunks")
         self.block_size = block_size
-        self.config = BertConfig(vocab_size=vocab_size, hidden_size=n_embd, num_hidden_layers=n_layer,
-                                 num_attention_heads=n_head, intermediate_size=intermediate_size, hidden_act=hidden_act,
-                                 hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
-                                 max_position_embeddings=block_size, chunk_size_feed_forward=chunk_size_ff,
-                                 is_decoder=True)
+        self.config = BertConfig(
+            vocab_size=vocab_size, hidden_size=n_embd, num_hidden_layers=n_layer,
+            num_attention_heads=n_head, intermediate_size=intermediate_size, hidden_act=hidden_act,
+            hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
+            max_position_embeddings=block_size, chunk_size_feed_forward=chunk_size_ff,
+            is_decoder=True)
         self.embeddings = BertEmbeddings(self.config)
         # encoder.layer.N, as in HF's BertModel: their weights load into ours, and ours into theirs
-        self.encoder = nn.ModuleDict({"layer": nn.ModuleList([BertLayer(self.config) for _ in range(n_layer)])})
-        # A linear head and PyTorch's default initialisation, chosen by measurement. Val loss on tiny shakespeare
-        # after 5000 steps, seeds 1337 / 1: as here 2.064 / 2.091; BERT's init (weights normal(0, initializer_range),
-        # zero biases) 2.092 / 2.099; HF's BertLMHeadModel head (dense, GELU, LayerNorm, then the word embeddings
-        # as output weights) 2.143 / 2.159; both 2.107 / 2.109; --dropout 0.1 2.113 / 2.133.
+        self.encoder = nn.ModuleDict({"layer": nn.ModuleList(BertLayer(self.config) for _ in
+                                                             range(n_layer))})
+        # A linear head, PyTorch's init. Tiny shakespeare, seeds 1337 / 1: as here 2.064 / 2.091;
+        # BERT's init 2.092 / 2.099; BertLMHeadModel's head (dense, GELU, LayerNorm) 2.143 / 2.159
         self.lm_head = nn.Linear(n_embd, vocab_size)
 
     def forward(self, idx, targets=None, past_key_values=None):
-        """Logits (and the loss). With past_key_values (a list, [] at first) idx continues the text that the list
-        caches, one (k, v) per layer, and the list is updated in place."""
+        """Logits and loss; past_key_values, one (k, v) per layer, is a cache ([] at first)."""
         B, T = idx.shape
         P = past_key_values[0][0].shape[2] if past_key_values else 0  # positions already cached
+        if P + T > self.block_size:
+            raise ValueError(f"{P} cached and {T} new positions are more than block_size "
+                             f"({self.block_size}), the number of position embeddings")
         x = self.embeddings(idx, past_key_values_length=P)  # (B, T, C)
-        # HF's extended causal mask: position P + t sees keys 0 .. P + t; 0 keeps, the most negative float masks
-        mask = torch.full((T, P + T), torch.finfo(x.dtype).min, device=idx.device).triu(P + 1)  # (T, P + T)
+        # HF's extended causal mask: position P + t sees keys 0 .. P + t; the lowest float hides
+        mask = torch.full((T, P + T), torch.finfo(x.dtype).min, device=idx.device).triu(P + 1)
         presents = []
         for i, layer in enumerate(self.encoder.layer):
-            x, present = layer(x, mask, past_key_value=past_key_values[i] if past_key_values else None)  # (B, T, C)
+            past = past_key_values[i] if past_key_values else None
+            x, present = layer(x, mask, past_key_value=past)  # (B, T, C)
             presents.append(present)
         if past_key_values is not None:
             past_key_values[:] = presents  # one (k, v) per layer, each (B, nh, P + T, hs)
@@ -380,236 +339,218 @@ class LanguageModel(nn.Module):
 
     @torch.no_grad()
     def generate(self, idx, max_new_tokens, greedy=False, use_cache=True):
-        """Extend idx (B, T) by max_new_tokens characters, sampled (greedy: the most likely). While the text fits in
-        block_size positions, the KV cache feeds the model only the new character."""
-        # prompts and one-token steps need not be a multiple of the chunk size, and chunking only saves memory
-        # (chunked == unchunked): generation runs unchunked
+        """Extend idx (B, T) by max_new_tokens characters, sampled (greedy: the most likely)."""
+        # one-position steps need not fill a chunk, and chunks change no result: run unchunked
         for layer in self.encoder.layer:
             layer.chunk_size_feed_forward = 0
-        cache, n_cached = [], 0
-        for _ in range(max_new_tokens):
-            if use_cache and idx.shape[1] <= self.block_size:
-                logits, _ = self(idx[:, n_cached:], past_key_values=cache)  # (B, T - n_cached, vocab_size)
-                n_cached = idx.shape[1]
-            else:  # past the last position embedding: recompute the last block_size characters, as v6 does
-                logits, _ = self(idx[:, -self.block_size:])  # (B, T', vocab_size)
-            probs = F.softmax(logits[:, -1, :], dim=-1)  # (B, vocab_size): the last position predicts what comes next
-            idx_next = probs.argmax(-1, keepdim=True) if greedy else torch.multinomial(probs, num_samples=1)  # (B, 1)
-            idx = torch.cat((idx, idx_next), dim=1)  # (B, T + 1)
-        for layer in self.encoder.layer:
-            layer.chunk_size_feed_forward = self.config.chunk_size_feed_forward
+        try:
+            cache, n_cached = [], 0
+            for _ in range(max_new_tokens):
+                if use_cache and idx.shape[1] <= self.block_size:  # feed only what is new
+                    logits, _ = self(idx[:, n_cached:], past_key_values=cache)  # (B, T', V)
+                    n_cached = idx.shape[1]
+                else:  # past the last position embedding: the last block_size characters, as in v6
+                    logits, _ = self(idx[:, -self.block_size:])  # (B, T', vocab_size)
+                probs = F.softmax(logits[:, -1, :], dim=-1)  # (B, vocab_size): the next character's
+                idx_next = probs.argmax(-1, keepdim=True) if greedy else probs.multinomial(1)
+                idx = torch.cat((idx, idx_next), dim=1)  # (B, T + 1)
+        finally:
+            for layer in self.encoder.layer:
+                layer.chunk_size_feed_forward = self.config.chunk_size_feed_forward
         return idx
-
 
 # ------------------------------------------------------------------ training
 @torch.no_grad()
-def estimate_loss(model, splits, args, device):
-    """Mean loss over eval_iters random batches of each split: far less noisy than one batch."""
+def estimate_loss(model, splits, args):
+    """The mean loss over eval_iters batches of each split: far less noisy than one batch's."""
+    generator = torch.Generator().manual_seed(args.seed + 1)  # the same batches at every estimate
     model.eval()
     out = {}
-    generator = torch.Generator().manual_seed(args.seed + 1)  # the same windows at every estimate, in every version
     for name, data in splits.items():
         losses = torch.zeros(args.eval_iters)
-        for i in range(args.eval_iters):
-            x, y = get_batch(data, args.batch_size, args.block_size, device, generator)
+        for k in range(args.eval_iters):
+            x, y = get_batch(data, args, generator)
             _, loss = model(x, y)
-            losses[i] = loss.item()
+            losses[k] = loss.item()
         out[name] = losses.mean().item()
     model.train()
     return out
 
-
-def save_checkpoint(model, chars, args, step, out):
-    """Weights, hyperparameters and vocabulary in one file, written atomically (a crash never leaves half a file)."""
-    ckpt = {
-        "version": VERSION,
-        "step": step,
-        "chars": chars,
-        "model_args": {name: getattr(args, name) for name in MODEL_ARGS},
-        "hyperparameters": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-        "state_dict": model.state_dict(),
-    }
-    tmp = out / "ckpt.pt.tmp"
-    torch.save(ckpt, tmp)
-    os.replace(tmp, out / "ckpt.pt")
-
-
-def plot_losses(rows, out):
-    import matplotlib
-
-    matplotlib.use("Agg")  # draw to a file: no window, works without a display
-    import matplotlib.pyplot as plt
-
-    steps = [r[0] for r in rows]
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(steps, [r[1] for r in rows], "--", label="train")
-    ax.plot(steps, [r[2] for r in rows], "-", label="val")
-    ax.set(xlabel="step", ylabel="cross-entropy loss (nats)", title=VERSION)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / "loss.png", dpi=100)
-    plt.close(fig)
-
-
-def train(model, splits, args, device, out):
-    """AdamW on random batches; a loss estimate every eval_interval steps goes to the log and metrics.csv."""
+def train(model, splits, args, log):
+    """AdamW on random batches; a loss estimate every eval_interval steps and after the last."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
-    generator = torch.Generator().manual_seed(args.seed)  # batches of their own: every version sees the same ones
-    rows, start, step = [], time.time(), 0
-    bar = tqdm(total=args.max_iters, desc=VERSION, unit="step", dynamic_ncols=True, disable=None)  # off when not a terminal
-    with open(out / "metrics.csv", "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["step", "train_loss", "val_loss", "elapsed_s"])
-        try:
-            while True:
-                if step % args.eval_interval == 0 or step == args.max_iters:
-                    losses = estimate_loss(model, splits, args, device)
-                    rows.append((step, losses["train"], losses["val"], time.time() - start))
-                    writer.writerow([step, f"{losses['train']:.6f}", f"{losses['val']:.6f}", f"{rows[-1][3]:.2f}"])
-                    f.flush()  # a crash or Ctrl-C keeps every row so far
-                    bar.set_postfix(train=f"{losses['train']:.4f}", val=f"{losses['val']:.4f}")
-                    bar.write(f"step {step:>5}/{args.max_iters} | train {losses['train']:.4f} | "
-                              f"val {losses['val']:.4f} | {rows[-1][3]:6.1f} s")
-                if step == args.max_iters:
-                    break
-                x, y = get_batch(splits["train"], args.batch_size, args.block_size, device, generator)
-                _, loss = model(x, y)
-                if not torch.isfinite(loss):
-                    bar.close()
-                    raise UserError(f"the loss became {loss.item()} at step {step}: lower --lr "
-                                    f"(metrics so far are in {out / 'metrics.csv'})")
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                optimizer.step()
-                step += 1
-                bar.update(1)
-        except KeyboardInterrupt:
-            bar.close()
-            print(f"\ninterrupted at step {step}: saving what was trained to {out}", file=sys.stderr)
-            return rows, step, True
-    bar.close()
-    return rows, step, False
+    generator = torch.Generator().manual_seed(args.seed)  # the batches: the same in every version
+    for step in range(args.max_iters + 1):
+        if step % args.eval_interval == 0 or step == args.max_iters:
+            losses = estimate_loss(model, splits, args)
+            log.evaluation(step, losses)  # one line on screen, one row in metrics.csv
+        if step == args.max_iters:
+            break
+        x, y = get_batch(splits["train"], args, generator)  # (B, T), (B, T)
+        _, loss = model(x, y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        log.step(step, loss)  # the progress bar; stops the run if the loss is not a number
 
-
-# ------------------------------------------------------------------ sampling
+# ------------------------------------------------------------------ generation
 def sample(model, chars, prompt, n_chars, device):
-    """The prompt (default: the vocabulary's first character, a newline in most texts) and n_chars sampled after it."""
-    context = torch.tensor([encode(prompt or chars[0], chars)], dtype=torch.long, device=device)  # (1, T)
+    """The prompt (default: the first character of the vocabulary) and n_chars sampled after it."""
+    context = torch.tensor([encode(prompt or chars[0], chars)], dtype=torch.long, device=device)
     model.eval()
     return decode(model.generate(context, max_new_tokens=n_chars)[0].tolist(), chars)
 
+# ==================================================================================================
+# Plumbing below: command line, input checks, device, checkpoints, metrics.csv, progress bar, plot.
+# It is the same in every version, so you may stop reading here.
+# As in nanoGPT, every global above that is a number, a switch or a name is a hyperparameter:
+HYPERPARAMETERS = [name for name, value in globals().items()
+                   if isinstance(value, (int, float, str)) and not name.startswith("_")]
+ZERO_OK = ["seed", "dropout", "chunk_size_ff", "sample_chars"]  # numbers that may be 0; others > 0
+VERSION = Path(__file__).resolve().parent.name  # "v1_bigram": names the run folder and checkpoint
+ROOT = Path(__file__).resolve().parent.parent
 
-def load_checkpoint(out, device):
-    path = out / "ckpt.pt"
-    if not path.is_file():
-        raise UserError(f"no checkpoint at {path}: train first with `python {VERSION}/train.py --out {out}`")
-    try:
-        ckpt = torch.load(path, map_location=device, weights_only=True)
-    except Exception as e:
-        raise UserError(f"{path} is not a readable checkpoint ({type(e).__name__}): train again to rewrite it")
-    if not isinstance(ckpt, dict) or ckpt.get("version") != VERSION:
-        written_by = ckpt.get("version", "an unknown script") if isinstance(ckpt, dict) else "an unknown script"
-        raise UserError(f"{path} was written by {written_by}, not {VERSION}: "
-                        f"use that version's train.py, or train {VERSION} with a different --out")
-    try:
-        model = LanguageModel(len(ckpt["chars"]), **ckpt["model_args"])
-        model.load_state_dict(ckpt["state_dict"])
-    except (KeyError, TypeError, ValueError, RuntimeError) as e:
-        raise UserError(f"{path} does not fit this {VERSION} model ({type(e).__name__}): train again to rewrite it")
-    return model.to(device), ckpt["chars"]
+class UserError(Exception):
+    """Bad input: main() prints it as one line and exits with status 2."""
 
-
-# ------------------------------------------------------------------ command line
-TRAIN_ARGS = ["batch_size", "block_size", "max_iters", "eval_interval", "eval_iters", "lr", "seed"]
-
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message):  # as argparse's docs allow: one line instead of a usage block
+        raise UserError(f"{message}: see {self.prog} --help")
 
 def parse_args(argv):
-    helps = dict(re.findall(r"^(\w+) = .+?  # (.+)$", Path(__file__).read_text(), re.M))  # the comments above
-    p = argparse.ArgumentParser(prog=f"python {VERSION}/train.py", description=__doc__.splitlines()[0])
-    p.add_argument("--data", type=Path, default=DATA, help="UTF-8 text to train on (default: %(default)s)")
-    for name in dict.fromkeys(TRAIN_ARGS + MODEL_ARGS):  # in order, each once
-        default = globals()[name]
-        if isinstance(default, bool):  # switches that are on by default get a --no-... flag
-            p.add_argument("--no-" + name.replace("_", "-"), dest=name, action="store_false", help=f"turn off: {helps[name]}")
+    p = ArgumentParser(prog=f"python {VERSION}/train.py", description=__doc__.splitlines()[0],
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--data", type=Path, default=ROOT / "data" / "tinyplays.txt", help="UTF-8 text")
+    for name in HYPERPARAMETERS:
+        flag, default = "--" + name.replace("_", "-"), globals()[name]
+        if isinstance(default, bool):  # a switch, on by default: --no-residual turns it off
+            p.add_argument("--no-" + flag[2:], dest=name, action="store_false", help="turn off")
         else:
-            p.add_argument("--" + name.replace("_", "-"), type=type(default), default=default,
-                           help=f"{helps[name]} (default: %(default)s)")
+            p.add_argument(flag, type=type(default), default=default, help="see train.py's top")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "mps"],
-                   help="auto picks cuda, then mps, then cpu (default: auto)")
-    p.add_argument("--out", type=Path, default=ROOT / "runs" / VERSION, help="run folder (default: runs/%s)" % VERSION)
-    p.add_argument("--sample-chars", type=int, default=500, help="characters to generate, 0 for none (default: 500)")
-    p.add_argument("--generate", action="store_true", help="load ckpt.pt from --out and print generated text; no training")
-    p.add_argument("--prompt", default=None, help="text that generation continues (default: a newline)")
-    # one line, as for every other bad input, instead of argparse's usage block
-    p.error = lambda message: p.exit(2, f"error: {message}: see python {VERSION}/train.py --help\n")
+                   help="auto: cuda if there is one, else mps, else cpu")
+    p.add_argument("--out", type=Path, default=ROOT / "runs" / VERSION, help="the run's folder")
+    p.add_argument("--sample-chars", type=int, default=500, help="characters to generate")
+    p.add_argument("--generate", action="store_true", help="no training: generate from --out")
+    p.add_argument("--prompt", default="", help="text to continue (empty: a newline)")
     return p.parse_args(argv)
 
-
 def check_args(args):
-    for name in dict.fromkeys(TRAIN_ARGS + MODEL_ARGS):
-        value, default = getattr(args, name), globals()[name]
-        if name == "seed" or isinstance(value, (bool, str)):
-            continue
-        if value < 0 or (value == 0 and default != 0):  # a default of 0 means "off", so 0 stays allowed there
-            raise UserError(f"--{name.replace('_', '-')} must be {'0 or more' if default == 0 else 'positive'}, got {value}")
-    if args.sample_chars < 0:
-        raise UserError(f"--sample-chars must be 0 or more, got {args.sample_chars}")
-    if not 0 <= args.seed < 2**63 - 1:  # torch takes 64-bit seeds, and the evaluation batches use seed + 1
-        raise UserError(f"--seed must be a whole number from 0 to {2**63 - 2}, got {args.seed}")
+    """Refuse a number out of its range, or a device that is not there; return the device."""
+    for name, value in vars(args).items():
+        if type(value) in (int, float) and not (value > 0 or name in ZERO_OK and value == 0):
+            rule = "0 or more" if name in ZERO_OK else "positive"
+            raise UserError(f"--{name.replace('_', '-')} must be {rule}, got {value}")
+    if args.seed >= 2**63 - 1:  # torch's largest seed; the estimates use seed + 1
+        raise UserError(f"--seed must be below {2**63 - 1}, got {args.seed}")
+    cuda, mps = torch.cuda.is_available(), torch.backends.mps.is_available()
+    device = {"auto": "cuda" if cuda else "mps" if mps else "cpu"}.get(args.device, args.device)
+    if device == "cuda" and not cuda or device == "mps" and not mps:
+        raise UserError(f"--device {device} is not available here: use --device cpu or auto")
+    return device
 
-
-def pick_device(name):
-    available = {"cuda": torch.cuda.is_available(), "mps": torch.backends.mps.is_available(), "cpu": True}
-    if name == "auto":
-        return next(d for d in ("cuda", "mps", "cpu") if available[d])
-    if not available[name]:
-        raise UserError(f"--device {name} is not available here (torch {torch.__version__}): use --device cpu or auto")
-    return name
-
-
-def main(argv=None):
-    args = parse_args(argv)
+def load_checkpoint(args):
+    path = args.out / "ckpt.pt"
+    if not path.is_file():
+        raise UserError(f"no checkpoint at {path}: train first, with python {VERSION}/train.py")
     try:
-        check_args(args)
-        device = pick_device(args.device)
-        torch.manual_seed(args.seed)
-        if args.generate:
-            model, chars = load_checkpoint(args.out, device)
-            print(sample(model, chars, args.prompt, args.sample_chars, device))
-            return 0
-        chars, splits = split_text(load_text(args.data), args.block_size)
-        if args.prompt:
-            encode(args.prompt, chars)  # refuse a bad prompt before training, not after
-        try:
-            model = LanguageModel(len(chars), **{name: getattr(args, name) for name in MODEL_ARGS}).to(device)
-        except ValueError as e:
-            raise UserError(str(e))
-        n_params = sum(p.numel() for p in model.parameters())
-        print(f"{VERSION} | {n_params:,} parameters | {args.data.name}: {sum(len(s) for s in splits.values()):,} "
-              f"characters, vocabulary {len(chars)} | device {device} | out {args.out}")
+        ckpt = torch.load(path, map_location=args.device, weights_only=True)
+        if ckpt["version"] == VERSION:
+            model_args = {name: ckpt["hyperparameters"][name] for name in MODEL_ARGS}
+            model = LanguageModel(len(ckpt["chars"]), **model_args)
+            model.load_state_dict(ckpt["state_dict"])
+    except Exception as e:
+        raise UserError(f"{path} is not a readable {VERSION} checkpoint ({type(e).__name__})")
+    if ckpt["version"] != VERSION:
+        raise UserError(f"{path} was written by {ckpt['version']}, not {VERSION}: use its train.py")
+    return model.to(args.device), ckpt["chars"]
+
+class Log:
+    """The progress bar, and for every loss estimate a line on screen and a row in metrics.csv."""
+
+    def __init__(self, args):
         try:
             args.out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise UserError(f"cannot create the run folder {args.out} ({e.strerror}): pass --out DIR, a writable folder")
-        rows, step, interrupted = train(model, splits, args, device, args.out)
-        save_checkpoint(model, chars, args, step, args.out)
-        plot_losses(rows, args.out)
-        if interrupted:
+            raise UserError(f"cannot create the folder {args.out} ({e.strerror}): pass --out DIR")
+        self.path = args.out / "metrics.csv"
+        self.path.write_text("step,train_loss,val_loss,elapsed_s\n")
+        self.bar = tqdm(total=args.max_iters, desc=VERSION, unit="step", disable=None)  # None: tty
+        self.rows, self.steps, self.start = [], 0, time.time()
+
+    def evaluation(self, step, losses):
+        self.rows.append((step, losses["train"], losses["val"], time.time() - self.start))
+        with open(self.path, "a") as f:  # each row is on disk at once: a crash or Ctrl-C keeps it
+            f.write("%d,%.6f,%.6f,%.2f\n" % self.rows[-1])
+        self.bar.write("step %5d | train %.4f | val %.4f | %6.1f s" % self.rows[-1])
+
+    def step(self, step, loss):
+        if not torch.isfinite(loss):
+            raise UserError(f"the loss became {loss.item()} at step {step}: lower --lr")
+        self.steps = step + 1
+        self.bar.update(1)
+
+    def plot(self, path):
+        steps, train, val = ([row[i] for row in self.rows] for i in range(3))
+        ax = Figure(figsize=(6, 4), layout="tight").subplots()
+        ax.plot(steps, train, "--", steps, val, "-")
+        ax.set(xlabel="step", ylabel="cross-entropy loss (nats)", title=VERSION)
+        ax.legend(["train", "val"])
+        ax.grid(alpha=0.3)
+        ax.figure.savefig(path, dpi=100)
+
+def main(argv=None):
+    try:
+        args = parse_args(argv)
+        args.device = check_args(args)
+        torch.manual_seed(args.seed)
+        if args.generate:
+            model, chars = load_checkpoint(args)
+        else:
+            try:
+                chars, splits = read_data(args.data)
+            except (OSError, UnicodeDecodeError) as e:  # missing, unreadable, or not UTF-8
+                raise UserError(f"cannot read {args.data} as UTF-8 text ({e}): pass --data PATH")
+            if min(len(split) for split in splits.values()) <= args.block_size:  # block_size + 1
+                raise UserError(f"{args.data} is too short for a block in each split: use a longer "
+                                "text or a smaller --block-size")
+            try:
+                model = LanguageModel(len(chars), **{n: getattr(args, n) for n in MODEL_ARGS})
+            except ValueError as e:  # the model's own rule: name the flags to change
+                flags = [f"--{n.replace('_', '-')}" for n in MODEL_ARGS if n in str(e)]
+                raise UserError(f"{e}: change {' or '.join(flags)}")
+        unknown = "".join(sorted(set(args.prompt) - set(chars)))
+        if unknown:  # checked before training, not after
+            raise UserError(f"the prompt has characters the model never saw: {unknown!r}")
+        if args.generate:
+            print(sample(model, chars, args.prompt, args.sample_chars, args.device))
+            return 0
+        n_params = sum(p.numel() for p in model.parameters())
+        print(f"{VERSION} | {n_params:,} parameters | {len(chars)} characters | {args.device}")
+        log = Log(args)
+        try:
+            train(model.to(args.device), splits, args, log)
+        except KeyboardInterrupt:
+            print(f"\ninterrupted at step {log.steps}: saving to {args.out}", file=sys.stderr)
+        finally:
+            log.bar.close()
+        torch.save({"version": VERSION, "step": log.steps, "n_params": n_params, "chars": chars,
+                    "hyperparameters": {name: getattr(args, name) for name in HYPERPARAMETERS},
+                    "state_dict": model.state_dict()}, args.out / "ckpt.tmp")
+        (args.out / "ckpt.tmp").replace(args.out / "ckpt.pt")  # the checkpoint, never half written
+        log.plot(args.out / "loss.png")
+        if not log.rows or log.rows[-1][0] < args.max_iters:  # interrupted
             return 130
-        text = sample(model, chars, args.prompt, args.sample_chars, device) if args.sample_chars else ""
+        text = sample(model, chars, args.prompt, args.sample_chars, args.device)
         (args.out / "sample.txt").write_text(text, encoding="utf-8")
-        print(text)
-        print(f"{VERSION} done: val {rows[-1][2]:.4f} (train {rows[-1][1]:.4f}) after {step} steps "
-              f"in {rows[-1][3]:.1f} s | {n_params:,} parameters | {args.out}")
+        print(f"{text}\n{VERSION} done:", "step %d | train %.4f | val %.4f | %.1f s" % log.rows[-1])
         return 0
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # outside training (which saves its own work): while loading or generating text
+    except KeyboardInterrupt:  # outside training, which saves its own work: loading or generating
         print("\ninterrupted: stopped before writing anything more", file=sys.stderr)
         return 130
-
 
 if __name__ == "__main__":
     sys.exit(main())
