@@ -212,11 +212,10 @@ def load_checkpoint(args):
     try:
         ckpt = torch.load(path, map_location=args.device, weights_only=True)
         if ckpt["version"] == VERSION:
-            model_args = {name: ckpt["hyperparameters"][name] for name in MODEL_ARGS}
-            model = LanguageModel(len(ckpt["chars"]), **model_args)
+            model = LanguageModel(len(ckpt["chars"]), **ckpt["model_args"])
             model.load_state_dict(ckpt["state_dict"])
     except Exception as e:
-        raise UserError(f"{path} is not a readable {VERSION} checkpoint ({type(e).__name__})")
+        raise UserError(f"cannot load {path} into this {VERSION} ({type(e).__name__}): train again")
     if ckpt["version"] != VERSION:
         raise UserError(f"{path} was written by {ckpt['version']}, not {VERSION}: use its train.py")
     return model.to(args.device), ckpt["chars"]
@@ -291,6 +290,7 @@ def main(argv=None):
         finally:
             log.bar.close()
         torch.save({"version": VERSION, "step": log.steps, "n_params": n_params, "chars": chars,
+                    "model_args": {name: getattr(args, name) for name in MODEL_ARGS},
                     "hyperparameters": {name: getattr(args, name) for name in HYPERPARAMETERS},
                     "state_dict": model.state_dict()}, args.out / "ckpt.tmp")
         (args.out / "ckpt.tmp").replace(args.out / "ckpt.pt")  # the checkpoint, never half written
