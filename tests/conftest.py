@@ -1,4 +1,5 @@
-"""Shared helpers: import a version's train.py by path, run its main() on a tiny corpus, read the committed results."""
+"""Shared helpers: import a version's train.py by path, run its main() on a tiny corpus, read the
+committed results."""
 import csv
 import functools
 import importlib.util
@@ -7,13 +8,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-VERSIONS = ["v1_bigram", "v4_multihead", "v5_ffn", "v6_block", "v7_bert_layer"]  # the ladder, in order
+# the ladder, in order
+VERSIONS = ["v1_bigram", "v4_multihead", "v5_ffn", "v6_block", "v7_bert_layer"]
 ATTENTION_VERSIONS = VERSIONS[1:]  # the ones with n_embd / n_head / a context window
 
 
 @functools.cache
 def load(version):
-    """The module v*/train.py, imported without running it (its main() sits under __name__ == '__main__')."""
+    """The module v*/train.py, imported without running it (its main() sits under
+    __name__ == '__main__')."""
     spec = importlib.util.spec_from_file_location(f"{version}_train", ROOT / version / "train.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -40,16 +43,19 @@ def n_params(module):
 
 @pytest.fixture(scope="session")
 def tiny_corpus(tmp_path_factory):
-    """The first 20,000 characters of the repo's dataset: enough for a few training steps in well under a second."""
+    """The first 20,000 characters of the repo's dataset: enough for a few training steps in well
+    under a second."""
     path = tmp_path_factory.mktemp("corpus") / "tiny.txt"
-    path.write_text((ROOT / "data" / "tinyplays.txt").read_text(encoding="utf-8")[:20_000], encoding="utf-8")
+    path.write_text((ROOT / "data" / "tinyplays.txt").read_text(encoding="utf-8")[:20_000],
+                    encoding="utf-8")
     return path
 
 
 def tiny_args(corpus, out, *extra):
     """Flags for a run that takes well under a second: 30 steps, small batches, short estimates."""
     return ["--data", str(corpus), "--out", str(out), "--max-iters", "30", "--eval-interval", "10",
-            "--eval-iters", "4", "--batch-size", "8", "--sample-chars", "20", "--device", "cpu", *map(str, extra)]
+            "--eval-iters", "4", "--batch-size", "8", "--sample-chars", "20", "--device", "cpu",
+            *map(str, extra)]
 
 
 @pytest.fixture

@@ -1,10 +1,12 @@
-"""v6's ablation table quotes the committed runs: every val loss equals the last row of its reference csv.
+"""v6's ablation table quotes the committed runs: every val loss equals the last row of its
+reference csv.
 
-The table follows `<!-- ablation -->` in v6_block/README.md and README.zh-CN.md. The first cell of a row names the
-configuration by its flags in backticks (`--no-residual` `--ffn-mult 1`) or says (defaults); the second cell is
-the parameter count at V = 72; the first two cells that are a 4-decimal number are the final val loss on tinyplays
-and on tiny shakespeare. The flags map to
-reference/ablation/<dataset>/<flags without dashes, joined by _>.csv; (defaults) to reference/<dataset>/v6_block.csv.
+The table follows `<!-- ablation -->` in v6_block/README.md and README.zh-CN.md. The first cell of a
+row names the configuration by its flags in backticks (`--no-residual` `--ffn-mult 1`) or says
+(defaults); the second cell is the parameter count at V = 72; the first two cells that are a
+4-decimal number are the final val loss on tinyplays and on tiny shakespeare. The flags map to
+reference/ablation/<dataset>/<flags without dashes, joined by _>.csv; (defaults) to
+reference/<dataset>/v6_block.csv.
 """
 import csv
 import re
@@ -14,11 +16,13 @@ import pytest
 from conftest import ROOT, load, n_params
 
 DATASETS = ("tinyplays", "tinyshakespeare")
-CONFIGS = {"defaults", "no_residual", "no_layernorm", "ffn_mult_1", "no_residual_no_layernorm_ffn_mult_1"}
+CONFIGS = {"defaults", "no_residual", "no_layernorm", "ffn_mult_1",
+           "no_residual_no_layernorm_ffn_mult_1"}
 
 
 def ablation_rows(text):
-    """{config name: (parameters, [val loss per dataset]), as quoted} from the table after <!-- ablation -->."""
+    """{config name: (parameters, [val loss per dataset]), as quoted} from the table after
+    <!-- ablation -->."""
     m = re.search(r"<!-- ablation -->\n+((?:\|.*\|\n?)+)", text)
     assert m, "no table after <!-- ablation -->"
     rows = {}
@@ -34,7 +38,8 @@ def ablation_rows(text):
 
 
 def final_val_loss(dataset, name):
-    path = ROOT / "reference" / (f"{dataset}/v6_block.csv" if name == "defaults" else f"ablation/{dataset}/{name}.csv")
+    path = ROOT / "reference" / (f"{dataset}/v6_block.csv" if name == "defaults"
+                                 else f"ablation/{dataset}/{name}.csv")
     with open(path, newline="") as f:
         return f"{float(list(csv.DictReader(f))[-1]['val_loss']):.4f}"
 
@@ -44,8 +49,10 @@ def test_ablation_table_quotes_the_reference_runs(doc):
     rows = ablation_rows((ROOT / "v6_block" / doc).read_text(encoding="utf-8"))
     assert set(rows) == CONFIGS, f"v6_block/{doc}: the ablation table has {sorted(rows)}"
     v6 = load("v6_block")
-    switches = {"no_residual": {"residual": False}, "no_layernorm": {"layernorm": False}, "ffn_mult_1": {"ffn_mult": 1}}
+    switches = {"no_residual": {"residual": False}, "no_layernorm": {"layernorm": False},
+                "ffn_mult_1": {"ffn_mult": 1}}
     for name, (params, losses) in rows.items():
         assert losses == [final_val_loss(d, name) for d in DATASETS], f"v6_block/{doc}: row {name}"
         kwargs = {k: v for switch, kw in switches.items() if switch in name for k, v in kw.items()}
-        assert params == n_params(v6.LanguageModel(vocab_size=72, **kwargs)), f"v6_block/{doc}: parameters of {name}"
+        assert params == n_params(v6.LanguageModel(vocab_size=72, **kwargs)), (
+            f"v6_block/{doc}: parameters of {name}")

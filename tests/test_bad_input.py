@@ -1,5 +1,5 @@
-"""Bad input: one line on stderr that says what is wrong and what to do, a non-zero exit, no traceback,
-and nothing already written is touched."""
+"""Bad input: one line on stderr that says what is wrong and what to do, a non-zero exit, no
+traceback, and nothing already written is touched."""
 import subprocess
 import sys
 
@@ -20,7 +20,8 @@ def assert_one_line_error(result, *fragments):
 
 def data_file(tmp_path, name, content):
     path = tmp_path / name
-    path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content, encoding="utf-8")
+    (path.write_bytes(content) if isinstance(content, bytes)
+     else path.write_text(content, encoding="utf-8"))
     return path
 
 
@@ -42,8 +43,10 @@ BAD_FLAGS = [
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("flag,value,message", BAD_FLAGS)
 def test_bad_numbers(version, flag, value, message, run, tiny_corpus, tmp_path):
-    assert_one_line_error(run(version, tiny_args(tiny_corpus, tmp_path, flag, value)), flag, message)
-    assert not tmp_path.exists() or not any(tmp_path.iterdir()), "a refused run must not write anything"
+    assert_one_line_error(run(version, tiny_args(tiny_corpus, tmp_path, flag, value)),
+                          flag, message)
+    assert not tmp_path.exists() or not any(tmp_path.iterdir()), (
+        "a refused run must not write anything")
 
 
 
@@ -64,15 +67,19 @@ def test_flags_argparse_refuses_get_one_line_too(version, argv, message, capsys)
 def test_an_out_folder_that_cannot_be_made(version, run, tiny_corpus, tmp_path):
     taken = tmp_path / "taken"
     taken.write_text("someone's file")
-    assert_one_line_error(run(version, tiny_args(tiny_corpus, taken)), f"cannot create the run folder {taken}", "--out")
+    assert_one_line_error(run(version, tiny_args(tiny_corpus, taken)),
+                          f"cannot create the run folder {taken}", "--out")
     assert taken.read_text() == "someone's file"
 
 
 @pytest.mark.parametrize("version", ["v6_block", "v7_bert_layer"])
-@pytest.mark.parametrize("value,message", [("1", "--dropout must be at least 0 and below 1, got 1.0"),
-                                           ("-0.1", "--dropout must be 0 or more")])
+@pytest.mark.parametrize("value,message", [
+    ("1", "--dropout must be at least 0 and below 1, got 1.0"),
+    ("-0.1", "--dropout must be 0 or more"),
+])
 def test_dropout_outside_its_range(version, value, message, run, tiny_corpus, tmp_path):
-    assert_one_line_error(run(version, tiny_args(tiny_corpus, tmp_path / "out", "--dropout", value)), message)
+    assert_one_line_error(
+        run(version, tiny_args(tiny_corpus, tmp_path / "out", "--dropout", value)), message)
     assert not (tmp_path / "out").exists()
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -81,8 +88,10 @@ def test_bad_data_files(version, run, tmp_path):
     cases = [
         (tmp_path / "missing.txt", ("no data file", "--data")),
         (data_file(tmp_path, "empty.txt", ""), ("is empty",)),
-        (data_file(tmp_path, "short.txt", "abcdefghijklmnopqrst"), ("the val split has 2 characters", "--block-size")),
-        (data_file(tmp_path, "latin1.txt", "caf\xe9 ".encode("latin-1") * 100), ("not UTF-8", "offset 3")),
+        (data_file(tmp_path, "short.txt", "abcdefghijklmnopqrst"),
+         ("the val split has 2 characters", "--block-size")),
+        (data_file(tmp_path, "latin1.txt", "caf\xe9 ".encode("latin-1") * 100),
+         ("not UTF-8", "offset 3")),
     ]
     for path, fragments in cases:
         assert_one_line_error(run(version, tiny_args(path, out)), *fragments)
@@ -94,7 +103,8 @@ def test_bad_data_files(version, run, tmp_path):
 def test_unavailable_device(version, device, run, tiny_corpus, tmp_path, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
-    argv = tiny_args(tiny_corpus, tmp_path)[:-2] + ["--device", device]  # replace the trailing --device cpu
+    # replace the trailing --device cpu
+    argv = tiny_args(tiny_corpus, tmp_path)[:-2] + ["--device", device]
     assert_one_line_error(run(version, argv), f"--device {device} is not available", "--device cpu")
 
 
@@ -113,7 +123,8 @@ def test_generate_without_a_checkpoint(version, run, tmp_path):
 @pytest.mark.parametrize("version", VERSIONS)
 def test_generate_from_a_broken_checkpoint(version, run, tmp_path):
     (tmp_path / "ckpt.pt").write_bytes(b"not a checkpoint at all")
-    assert_one_line_error(run(version, ["--generate", "--out", tmp_path]), "not a readable checkpoint")
+    assert_one_line_error(run(version, ["--generate", "--out", tmp_path]),
+                          "not a readable checkpoint")
     assert (tmp_path / "ckpt.pt").read_bytes() == b"not a checkpoint at all"
 
 
@@ -129,25 +140,32 @@ def test_generate_from_a_checkpoint_that_does_not_fit(run, tiny_corpus, tmp_path
     ckpt = torch.load(tmp_path / "ckpt.pt", weights_only=True)
     ckpt["model_args"]["n_layer"] = 4  # claims a 4th block whose weights are not there
     torch.save(ckpt, tmp_path / "ckpt.pt")
-    assert_one_line_error(run("v6_block", ["--generate", "--out", tmp_path]), "does not fit this v6_block model")
+    assert_one_line_error(run("v6_block", ["--generate", "--out", tmp_path]),
+                          "does not fit this v6_block model")
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_prompt_outside_the_vocabulary(version, run, tiny_corpus, tmp_path):
     assert run(version, tiny_args(tiny_corpus, tmp_path / "ok"))[0] == 0
     before = {p.name: p.read_bytes() for p in (tmp_path / "ok").iterdir()}
-    # refused before training, and when generating from a checkpoint; the error names the strange characters
-    assert_one_line_error(run(version, tiny_args(tiny_corpus, tmp_path / "ok", "--prompt", "Hi \u00e9\u4e2d")),
-                          "'\u00e9\u4e2d'")
-    assert_one_line_error(run(version, ["--generate", "--out", tmp_path / "ok", "--prompt", "~\u00e9"]), "\u00e9")
-    assert {p.name: p.read_bytes() for p in (tmp_path / "ok").iterdir()} == before, "earlier results were touched"
+    # refused before training, and when generating from a checkpoint; the error names the strange
+    # characters
+    assert_one_line_error(
+        run(version, tiny_args(tiny_corpus, tmp_path / "ok", "--prompt", "Hi \u00e9\u4e2d")),
+        "'\u00e9\u4e2d'")
+    assert_one_line_error(
+        run(version, ["--generate", "--out", tmp_path / "ok", "--prompt", "~\u00e9"]), "\u00e9")
+    assert {p.name: p.read_bytes() for p in (tmp_path / "ok").iterdir()} == before, (
+        "earlier results were touched")
 
 
 def test_the_command_line_prints_one_line_and_exits_non_zero(tmp_path):
     """The same through a real process: no traceback reaches the terminal."""
     for version in ("v1_bigram", "v6_block"):
-        proc = subprocess.run([sys.executable, str(ROOT / version / "train.py"), "--data", str(tmp_path / "none.txt"),
-                               "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+        proc = subprocess.run([sys.executable, str(ROOT / version / "train.py"),
+                               "--data", str(tmp_path / "none.txt"),
+                               "--out", str(tmp_path / "out")],
+                              capture_output=True, text=True, timeout=120)
         assert proc.returncode == 2
         assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: no data file")
         assert proc.stdout == ""
@@ -160,6 +178,7 @@ def test_importing_a_train_script_does_no_work(tmp_path):
             f"for i, path in enumerate({paths!r}):\n"
             "    spec = importlib.util.spec_from_file_location(f'm{i}', path)\n"
             "    spec.loader.exec_module(importlib.util.module_from_spec(spec))\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
     assert list(tmp_path.iterdir()) == []

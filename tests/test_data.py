@@ -1,5 +1,5 @@
-"""data/tinyplays.txt is what its generator writes, fits the size the ladder was designed for, and its card
-(data/README.md) quotes its real figures."""
+"""data/tinyplays.txt is what its generator writes, fits the size the ladder was designed for, and
+its card (data/README.md) quotes its real figures."""
 import hashlib
 import re
 import subprocess

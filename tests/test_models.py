@@ -1,4 +1,5 @@
-"""The models themselves: shapes at small odd sizes, causality, and the parameter counts the notes quote."""
+"""The models themselves: shapes at small odd sizes, causality, and the parameter counts the notes
+quote."""
 import pytest
 import torch
 
@@ -31,7 +32,8 @@ def test_forward_shapes_and_loss(version):
 @pytest.mark.parametrize("version", VERSIONS)
 def test_generate_grows_past_the_context(version):
     model = small_model(version)
-    out = model.generate(torch.zeros((B, 1), dtype=torch.long), max_new_tokens=2 * T)  # longer than block_size
+    # longer than block_size
+    out = model.generate(torch.zeros((B, 1), dtype=torch.long), max_new_tokens=2 * T)
     assert out.shape == (B, 1 + 2 * T) and out.dtype == torch.long
     assert int(out.min()) >= 0 and int(out.max()) < V
 
@@ -46,12 +48,14 @@ def test_changing_a_future_token_never_changes_earlier_logits(version):
         changed[:, t] = (changed[:, t] + 1) % V
         logits, _ = model(changed)
         torch.testing.assert_close(logits[:, :t], base[:, :t], rtol=0, atol=1e-6)
-        assert not torch.allclose(logits[:, t], base[:, t]), "the changed position itself must see its token"
+        assert not torch.allclose(logits[:, t], base[:, t]), (
+            "the changed position itself must see its token")
 
 
 @pytest.mark.parametrize("version", ATTENTION_VERSIONS)
 def test_attention_reads_the_past(version):
-    """The converse of causality: with attention, earlier tokens do change later logits (a bigram's would not)."""
+    """The converse of causality: with attention, earlier tokens do change later logits (a bigram's
+    would not)."""
     model = small_model(version).eval()
     idx = torch.randint(V, (B, T))
     changed = idx.clone()
@@ -66,18 +70,23 @@ def test_default_models_build_from_vocab_size_alone():
         "v4_multihead": 65 * 32 + 8 * 32 + 3 * 32 * 32 + (32 * 65 + 65),
         "v5_ffn": 65 * 32 + 8 * 32 + 3 * 32 * 32 + (32 * 32 + 32) + (32 * 65 + 65),
         # per block: q, k, v, proj (+bias); FFN 32 -> 128 -> 32; two LayerNorms. Then ln_f.
-        "v6_block": 65 * 32 + 8 * 32 + 3 * (4 * 32 * 32 + 32 + 8 * 32 * 32 + 5 * 32 + 4 * 32) + 2 * 32 + (32 * 65 + 65),
-        # embeddings and their LayerNorm; per layer: q, k, v, dense (+bias) and a LayerNorm, FFN 32 -> 128 -> 32
-        # (+bias) and a LayerNorm. No final LayerNorm: post-norm layers end with one.
-        "v7_bert_layer": 65 * 32 + 8 * 32 + 2 * 32 + 3 * (4 * (32 * 32 + 32) + 2 * 32 + (32 * 128 + 128)
-                                                          + (128 * 32 + 32) + 2 * 32) + (32 * 65 + 65),
+        "v6_block": 65 * 32 + 8 * 32 + 3 * (4 * 32 * 32 + 32 + 8 * 32 * 32 + 5 * 32 + 4 * 32)
+                    + 2 * 32 + (32 * 65 + 65),
+        # embeddings and their LayerNorm; per layer: q, k, v, dense (+bias) and a LayerNorm, FFN
+        # 32 -> 128 -> 32 (+bias) and a LayerNorm. No final LayerNorm: post-norm layers end with
+        # one.
+        "v7_bert_layer": 65 * 32 + 8 * 32 + 2 * 32
+                         + 3 * (4 * (32 * 32 + 32) + 2 * 32 + (32 * 128 + 128)
+                                + (128 * 32 + 32) + 2 * 32)
+                         + (32 * 65 + 65),
     }
     for version, count in expected.items():
         assert n_params(load(version).LanguageModel(vocab_size=65)) == count, version
 
 
 def test_seed_002_parameter_counts():
-    """Seed 002's table: multi-head attention 3,072 parameters (4 heads of 8, no bias), the v5 FFN 1,056."""
+    """Seed 002's table: multi-head attention 3,072 parameters (4 heads of 8, no bias), the v5 FFN
+    1,056."""
     v4 = load("v4_multihead").LanguageModel(vocab_size=65)
     v5 = load("v5_ffn").LanguageModel(vocab_size=65)
     assert n_params(v4.sa_heads) == 3072
@@ -89,8 +98,10 @@ def test_seed_002_parameter_counts():
 def test_v6_ablation_switches_change_the_architecture():
     mod = load("v6_block")
     full = mod.LanguageModel(vocab_size=65)
-    assert n_params(mod.LanguageModel(vocab_size=65, layernorm=False)) == n_params(full) - (3 * 2 + 1) * 2 * 32
-    assert n_params(mod.LanguageModel(vocab_size=65, ffn_mult=1)) == n_params(full) - 3 * (6 * 32 * 32 + 3 * 32)
+    assert (n_params(mod.LanguageModel(vocab_size=65, layernorm=False))
+            == n_params(full) - (3 * 2 + 1) * 2 * 32)
+    assert (n_params(mod.LanguageModel(vocab_size=65, ffn_mult=1))
+            == n_params(full) - 3 * (6 * 32 * 32 + 3 * 32))
     torch.manual_seed(0)
     x = torch.randn(B, T, 32)
     block = mod.Block(32, 4, 8, 0.0, residual=False, layernorm=True, ffn_mult=4)
@@ -103,7 +114,8 @@ def test_v6_ablation_switches_change_the_architecture():
 
 
 def test_attention_scale_is_head_size():
-    """Scores are scaled by hs ** -0.5 (hs = C // nh), not C ** -0.5: checked against a per-head reference."""
+    """Scores are scaled by hs ** -0.5 (hs = C // nh), not C ** -0.5: checked against a per-head
+    reference."""
     mod = load("v4_multihead")
     torch.manual_seed(0)
     attn = mod.MultiHeadAttention(C, NH, T)
@@ -112,7 +124,8 @@ def test_attention_scale_is_head_size():
     heads = []
     for h in range(NH):
         cols = slice(h * hs, (h + 1) * hs)
-        q, k, v = (x @ lin.weight[cols].T for lin in (attn.query, attn.key, attn.value))  # (B, T, hs)
+        # (B, T, hs)
+        q, k, v = (x @ lin.weight[cols].T for lin in (attn.query, attn.key, attn.value))
         wei = (q @ k.transpose(-2, -1)) / hs**0.5
         wei = wei.masked_fill(torch.ones(T, T).tril() == 0, float("-inf")).softmax(-1)
         heads.append(wei @ v)

@@ -16,7 +16,8 @@ WRONG = "0" * 64
 
 
 def load_prepare():
-    spec = importlib.util.spec_from_file_location("prepare", os.path.join(ROOT, "data", "prepare.py"))
+    spec = importlib.util.spec_from_file_location("prepare",
+                                                  os.path.join(ROOT, "data", "prepare.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

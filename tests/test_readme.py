@@ -1,4 +1,5 @@
-"""The README's ladder table quotes the committed reference results (its links: tests/test_docs.py)."""
+"""The README's ladder table quotes the committed reference results (its links:
+tests/test_docs.py)."""
 import csv
 import re
 
@@ -10,7 +11,8 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 def test_ladder_table_matches_the_reference_results():
     plays, shakespeare = bench("tinyplays"), bench("tinyshakespeare")
-    rows = re.findall(r"^\| `(v\d_\w+)` \|[^|]*\| ([\d,]+) \| ([\d.]+) \| ([\d.]+) \| [^|]* \| ([\d.]+) s \|$", README, re.M)
+    rows = re.findall(r"^\| `(v\d_\w+)` \|[^|]*\| ([\d,]+) \| ([\d.]+) \| ([\d.]+) "
+                      r"\| [^|]* \| ([\d.]+) s \|$", README, re.M)
     assert [r[0] for r in rows] == list(plays), "one row per benchmarked version, in order"
     for version, params, val_plays, val_shakespeare, seconds in rows:
         assert int(params.replace(",", "")) == int(plays[version]["params"]), version
@@ -24,5 +26,6 @@ def test_reference_curves_end_where_the_table_says():
         for version, row in bench(dataset).items():
             with open(ROOT / "reference" / dataset / f"{version}.csv", newline="") as f:
                 last = list(csv.DictReader(f))[-1]
-            assert (last["step"], float(last["val_loss"])) == (row["steps"], float(row["val_loss"])), (dataset, version)
+            assert ((last["step"], float(last["val_loss"]))
+                    == (row["steps"], float(row["val_loss"]))), (dataset, version)
 

@@ -1,4 +1,5 @@
-"""tools/plot_losses.py and tools/bench.py, run for real on tiny inputs; every tool's command line."""
+"""tools/plot_losses.py and tools/bench.py, run for real on tiny inputs; every tool's command
+line."""
 import subprocess
 import sys
 
@@ -15,11 +16,13 @@ def write_metrics(folder, rows):
 
 
 def test_plot_losses_overlays_runs_and_csv_files(tmp_path, capsys):
-    a = write_metrics(tmp_path / "v1_bigram", [(0, 4.2, 4.2, 0.0), (300, 2.6, 2.6, 1.0), (600, 2.5, 2.52, 2.0)])
+    a = write_metrics(tmp_path / "v1_bigram",
+                      [(0, 4.2, 4.2, 0.0), (300, 2.6, 2.6, 1.0), (600, 2.5, 2.52, 2.0)])
     b = write_metrics(tmp_path / "v4_multihead", [(0, 4.3, 4.3, 0.0), (500, 2.4, 2.45, 3.0)])
     (tmp_path / "reference.csv").write_text((b / "metrics.csv").read_text())
     out = tmp_path / "plots" / "ladder.png"
-    assert load_tool("plot_losses").main([str(a), str(b), str(tmp_path / "reference.csv"), "-o", str(out)]) == 0
+    assert load_tool("plot_losses").main(
+        [str(a), str(b), str(tmp_path / "reference.csv"), "-o", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
     assert "3 runs" in capsys.readouterr().out
 
@@ -39,7 +42,8 @@ def test_plot_losses_bad_input(make_input, message, tmp_path, capsys):
 def test_bench_runs_versions_and_prints_the_table(tiny_corpus, tmp_path, capsys):
     extra = tiny_args(tiny_corpus, tmp_path)[4:]  # the tiny settings, without --data/--out
     extra = [a for a in extra if a not in ("--sample-chars", "20")]
-    argv = ["--data", str(tiny_corpus), "--out", str(tmp_path), "--csv", str(tmp_path / "table.csv"),
+    argv = ["--data", str(tiny_corpus), "--out", str(tmp_path),
+            "--csv", str(tmp_path / "table.csv"),
             "--versions", "v1_bigram", "v6_block", "--", *extra]
     assert load_tool("bench").main(argv) == 0
     out = capsys.readouterr().out
@@ -54,7 +58,8 @@ def test_bench_with_several_seeds_prints_their_spread(tiny_corpus, tmp_path, cap
     import csv
 
     extra = [a for a in tiny_args(tiny_corpus, tmp_path)[4:] if a not in ("--sample-chars", "20")]
-    argv = ["--data", str(tiny_corpus), "--out", str(tmp_path), "--csv", str(tmp_path / "table.csv"),
+    argv = ["--data", str(tiny_corpus), "--out", str(tmp_path),
+            "--csv", str(tmp_path / "table.csv"),
             "--versions", "v4_multihead", "--seed", "1", "2", "--", *extra]
     assert load_tool("bench").main(argv) == 0
     out = capsys.readouterr().out
@@ -64,7 +69,8 @@ def test_bench_with_several_seeds_prints_their_spread(tiny_corpus, tmp_path, cap
     assert (tmp_path / "v4_multihead_seed1" / "metrics.csv").is_file()
     spread = out.split("val loss over seeds")[1].splitlines()[3].split()
     assert spread[:2] == ["v4_multihead", "2"]
-    assert [float(x) for x in spread[2:5]] == [round(min(vals.values()), 4), round(sum(vals.values()) / 2, 4),
+    assert [float(x) for x in spread[2:5]] == [round(min(vals.values()), 4),
+                                               round(sum(vals.values()) / 2, 4),
                                                round(max(vals.values()), 4)]
 
 
@@ -73,11 +79,13 @@ def test_plot_losses_reference_adds_the_committed_curve(tmp_path, capsys):
 
     plain = write_metrics(tmp_path / "v6_block", [(0, 4.3, 4.3, 0.0), (5000, 1.7, 1.7, 50.0)])
     mine = write_metrics(tmp_path / "my_run", [(0, 4.3, 4.3, 0.0), (5000, 2.3, 2.3, 14.0)])
-    torch.save({"version": "v4_multihead", "hyperparameters": {"data": "/x/tinyshakespeare.txt"}}, mine / "ckpt.pt")
+    torch.save({"version": "v4_multihead", "hyperparameters": {"data": "/x/tinyshakespeare.txt"}},
+               mine / "ckpt.pt")
     tool = load_tool("plot_losses")
     assert tool.reference_for(plain)[0] == "v6_block reference (tinyplays)"
     label, steps, _, val = tool.reference_for(mine)
-    assert label == "v4_multihead reference (tinyshakespeare)" and steps[-1] == 5000 and val[-1] < 2.3
+    assert (label == "v4_multihead reference (tinyshakespeare)"
+            and steps[-1] == 5000 and val[-1] < 2.3)
     out = tmp_path / "check.png"
     assert tool.main([str(plain), str(mine), "--reference", "-o", str(out)]) == 0 and out.is_file()
     assert "4 runs" in capsys.readouterr().out
@@ -90,7 +98,8 @@ def test_plot_losses_reference_adds_the_committed_curve(tmp_path, capsys):
 @pytest.mark.parametrize("script", ["tools/bench.py", "tools/bench_bert.py", "tools/plot_losses.py",
                                     "tools/make_figures.py", "data/prepare.py"])
 def test_tools_refuse_unknown_flags_in_one_line(script):
-    proc = subprocess.run([sys.executable, str(ROOT / script), "--no-such-flag"], capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run([sys.executable, str(ROOT / script), "--no-such-flag"],
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1 and "--help" in proc.stderr
+    assert (proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
+            and "--help" in proc.stderr)

@@ -1,4 +1,5 @@
-"""Every version trains end to end on a tiny corpus: files written, loss falls, seeded runs repeat, generation works."""
+"""Every version trains end to end on a tiny corpus: files written, loss falls, seeded runs repeat,
+generation works."""
 import csv
 
 import pytest
@@ -18,14 +19,17 @@ def test_a_run_writes_its_files_and_the_loss_falls(version, run, tiny_corpus, tm
     assert code == 0
     rows = read_metrics(tmp_path)
     assert rows[0][:4] == ["step", "train_loss", "val_loss", "elapsed_s"]
-    assert [int(r[0]) for r in rows[1:]] == [0, 10, 20, 30]  # every eval_interval, and the last step
+    # every eval_interval, and the last step
+    assert [int(r[0]) for r in rows[1:]] == [0, 10, 20, 30]
     first, last = float(rows[1][2]), float(rows[-1][2])
     assert last < first - 0.1, f"val loss did not fall: {first} -> {last}"
     assert (tmp_path / "loss.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert len((tmp_path / "sample.txt").read_text(encoding="utf-8")) == 1 + 20  # start character + 20 sampled
+    # start character + 20 sampled
+    assert len((tmp_path / "sample.txt").read_text(encoding="utf-8")) == 1 + 20
     ckpt = torch.load(tmp_path / "ckpt.pt", weights_only=True)
     assert ckpt["version"] == version and ckpt["step"] == 30
-    assert f"val {float(rows[-1][2]):.4f}" in stdout.splitlines()[-1]  # the summary line quotes the final val loss
+    # the summary line quotes the final val loss
+    assert f"val {float(rows[-1][2]):.4f}" in stdout.splitlines()[-1]
     assert not list(tmp_path.glob("*.tmp")), "the atomic checkpoint write left a temporary file"
 
 
@@ -34,7 +38,8 @@ def test_same_seed_same_numbers(version, run, tiny_corpus, tmp_path):
     results = []
     for name, seed in (("a", 7), ("b", 7), ("c", 8)):
         assert run(version, tiny_args(tiny_corpus, tmp_path / name, "--seed", seed))[0] == 0
-        losses = [row[:3] for row in read_metrics(tmp_path / name)]  # elapsed_s is wall time and may differ
+        # elapsed_s is wall time and may differ
+        losses = [row[:3] for row in read_metrics(tmp_path / name)]
         results.append((losses, (tmp_path / name / "sample.txt").read_text(encoding="utf-8")))
     assert results[0] == results[1]
     assert results[0][0] != results[2][0], "a different seed should give different numbers"
@@ -43,7 +48,8 @@ def test_same_seed_same_numbers(version, run, tiny_corpus, tmp_path):
 @pytest.mark.parametrize("version", VERSIONS)
 def test_generate_from_checkpoint(version, run, tiny_corpus, tmp_path):
     assert run(version, tiny_args(tiny_corpus, tmp_path))[0] == 0
-    argv = ["--generate", "--out", tmp_path, "--prompt", "The ", "--sample-chars", 40, "--device", "cpu"]
+    argv = ["--generate", "--out", tmp_path, "--prompt", "The ", "--sample-chars", 40,
+            "--device", "cpu"]
     code, stdout, _ = run(version, argv)
     assert code == 0
     assert stdout.startswith("The ") and len(stdout.rstrip("\n")) >= len("The ") + 1
@@ -52,7 +58,8 @@ def test_generate_from_checkpoint(version, run, tiny_corpus, tmp_path):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_a_nan_loss_stops_the_run_and_keeps_the_metrics(version, run, tiny_corpus, tmp_path, monkeypatch):
+def test_a_nan_loss_stops_the_run_and_keeps_the_metrics(version, run, tiny_corpus, tmp_path,
+                                                        monkeypatch):
     mod = load(version)
     forward, calls = mod.LanguageModel.forward, {"train": 0}
 
@@ -67,7 +74,8 @@ def test_a_nan_loss_stops_the_run_and_keeps_the_metrics(version, run, tiny_corpu
     monkeypatch.setattr(mod.LanguageModel, "forward", poisoned)
     code, _, err = run(version, tiny_args(tiny_corpus, tmp_path))
     assert code != 0
-    assert err.count("\n") == 1 and err.startswith("error: the loss became nan at step 12") and "--lr" in err
+    assert (err.count("\n") == 1 and err.startswith("error: the loss became nan at step 12")
+            and "--lr" in err)
     assert [r[0] for r in read_metrics(tmp_path)] == ["step", "0", "10"]
 
 
@@ -78,7 +86,8 @@ def test_ctrl_c_saves_what_was_trained(version, run, tiny_corpus, tmp_path, monk
 
     def interrupted(*args, **kwargs):
         calls["n"] += 1
-        if calls["n"] == 2 * 4 + 5 + 1:  # after the first estimate (2 splits x 4 batches) and 5 training steps
+        # after the first estimate (2 splits x 4 batches) and 5 training steps
+        if calls["n"] == 2 * 4 + 5 + 1:
             raise KeyboardInterrupt
         return get_batch(*args, **kwargs)
 
@@ -91,7 +100,8 @@ def test_ctrl_c_saves_what_was_trained(version, run, tiny_corpus, tmp_path, monk
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_ctrl_c_while_generating_stops_without_a_traceback(version, run, tiny_corpus, tmp_path, monkeypatch):
+def test_ctrl_c_while_generating_stops_without_a_traceback(version, run, tiny_corpus, tmp_path,
+                                                           monkeypatch):
     assert run(version, tiny_args(tiny_corpus, tmp_path))[0] == 0
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     mod = load(version)
@@ -101,17 +111,20 @@ def test_ctrl_c_while_generating_stops_without_a_traceback(version, run, tiny_co
 
     monkeypatch.setattr(mod.LanguageModel, "generate", interrupted)
     code, out, err = run(version, ["--generate", "--out", tmp_path])
-    assert code == 130 and out == "" and err == "\ninterrupted: stopped before writing anything more\n"
+    assert (code == 130 and out == ""
+            and err == "\ninterrupted: stopped before writing anything more\n")
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
 def test_v6_ablation_flags_run(run, tiny_corpus, tmp_path):
-    argv = tiny_args(tiny_corpus, tmp_path, "--no-residual", "--no-layernorm", "--ffn-mult", 1, "--n-layer", 2)
+    argv = tiny_args(tiny_corpus, tmp_path, "--no-residual", "--no-layernorm", "--ffn-mult", 1,
+                     "--n-layer", 2)
     code, stdout, _ = run("v6_block", argv)
     assert code == 0
     ckpt = torch.load(tmp_path / "ckpt.pt", weights_only=True)
-    assert ckpt["model_args"] == {"block_size": 8, "n_embd": 32, "n_head": 4, "n_layer": 2, "dropout": 0.0,
-                                  "residual": False, "layernorm": False, "ffn_mult": 1}
+    assert ckpt["model_args"] == {"block_size": 8, "n_embd": 32, "n_head": 4, "n_layer": 2,
+                                  "dropout": 0.0, "residual": False, "layernorm": False,
+                                  "ffn_mult": 1}
     assert not any(k.startswith("ln_f") or ".ln1" in k for k in ckpt["state_dict"])
 
 
@@ -121,8 +134,8 @@ def test_help_lists_the_hyperparameters(version, capsys):
         load(version).main(["--help"])
     assert e.value.code == 0
     text = capsys.readouterr().out
-    for flag in ("--data", "--max-iters", "--eval-interval", "--batch-size", "--block-size", "--lr", "--seed",
-                 "--device", "--out", "--sample-chars", "--generate", "--prompt"):
+    for flag in ("--data", "--max-iters", "--eval-interval", "--batch-size", "--block-size", "--lr",
+                 "--seed", "--device", "--out", "--sample-chars", "--generate", "--prompt"):
         assert flag in text
     if version != "v1_bigram":
         assert "--n-embd" in text and "--n-head" in text

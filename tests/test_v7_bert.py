@@ -1,5 +1,6 @@
-"""v7_bert_layer against the real thing: transformers' BertLayer (eager attention) with the same weights, at small
-odd sizes; seed 000's parameter counts at BERT-base size; GELU, chunking, the KV cache, and v7's bad input."""
+"""v7_bert_layer against the real thing: transformers' BertLayer (eager attention) with the same
+weights, at small odd sizes; seed 000's parameter counts at BERT-base size; GELU, chunking, the KV
+cache, and v7's bad input."""
 import subprocess
 import sys
 
@@ -16,7 +17,8 @@ from transformers.cache_utils import DynamicCache, EncoderDecoderCache  # noqa: 
 from transformers.models.bert import modeling_bert as hf  # noqa: E402
 
 v7 = load("v7_bert_layer")
-B, T, S, C, NH, I = 2, 5, 7, 12, 3, 37  # batch, positions, encoder positions, width, heads, FFN width: all different
+# batch, positions, encoder positions, width, heads, FFN width: all different
+B, T, S, C, NH, I = 2, 5, 7, 12, 3, 37
 NEG = torch.finfo(torch.float32).min  # HF's "masked" value in an extended attention mask
 ATOL = 1e-5
 
@@ -28,7 +30,8 @@ def configs(**kw):
 
 
 def layer_pair(**kw):
-    """Our BertLayer and transformers', with the same random weights (biases and LayerNorms too), in eval mode."""
+    """Our BertLayer and transformers', with the same random weights (biases and LayerNorms too), in
+    eval mode."""
     ours_cfg, hf_cfg = configs(**kw)
     torch.manual_seed(0)
     theirs = hf.BertLayer(hf_cfg, layer_idx=0).eval()
@@ -41,11 +44,13 @@ def layer_pair(**kw):
 
 
 def record_probs(theirs):
-    """Transformers 5 no longer returns attention probabilities from a layer: catch them on the way."""
+    """Transformers 5 no longer returns attention probabilities from a layer: catch them on the
+    way."""
     probs = {}
     theirs.attention.self.register_forward_hook(lambda m, i, out: probs.__setitem__("self", out[1]))
     if hasattr(theirs, "crossattention"):
-        theirs.crossattention.self.register_forward_hook(lambda m, i, out: probs.__setitem__("cross", out[1]))
+        theirs.crossattention.self.register_forward_hook(
+            lambda m, i, out: probs.__setitem__("cross", out[1]))
     return probs
 
 
@@ -66,12 +71,15 @@ def assert_close(a, b):
 
 
 # ---------------------------------------------------------------- the same layer as transformers'
-@pytest.mark.parametrize("kw", [{}, {"is_decoder": True}, {"is_decoder": True, "add_cross_attention": True}])
+@pytest.mark.parametrize("kw", [{}, {"is_decoder": True},
+                                {"is_decoder": True, "add_cross_attention": True}])
 def test_state_dict_keys_are_hfs_and_load_both_ways(kw):
     ours, theirs = layer_pair(**kw)
     assert list(ours.state_dict()) == list(theirs.state_dict())
-    assert "attention.self.query.weight" in ours.state_dict() and "output.LayerNorm.bias" in ours.state_dict()
-    assert any(k.startswith("crossattention.") for k in ours.state_dict()) == ("add_cross_attention" in kw)
+    assert ("attention.self.query.weight" in ours.state_dict()
+            and "output.LayerNorm.bias" in ours.state_dict())
+    assert (any(k.startswith("crossattention.") for k in ours.state_dict())
+            == ("add_cross_attention" in kw))
     back = hf.BertLayer(configs(**kw)[1]).eval()
     back.load_state_dict(ours.state_dict(), strict=True)  # and back again
     x = torch.randn(B, T, C)
@@ -85,7 +93,8 @@ def test_encoder_with_padding_mask_and_attention_probs():
     probs = record_probs(theirs)
     x, mask = torch.randn(B, T, C), padding_mask(T, pad=2)
     outputs = ours(x, attention_mask=mask, output_attentions=True)
-    assert len(outputs) == 2 and len(ours(x, mask)) == 1  # (layer_output, self_attn_probs) / (layer_output,)
+    # (layer_output, self_attn_probs) / (layer_output,)
+    assert len(outputs) == 2 and len(ours(x, mask)) == 1
     assert_close(outputs[0], theirs(x, attention_mask=mask))
     assert_close(outputs[1], probs["self"])
     assert outputs[1][1, :, :, -2:].abs().max() == 0  # padding gets no attention
@@ -107,21 +116,24 @@ def test_decoder_with_causal_mask_and_cross_attention():
     ours, theirs = layer_pair(is_decoder=True, add_cross_attention=True)
     probs = record_probs(theirs)
     x, enc, enc_mask = torch.randn(B, T, C), torch.randn(B, S, C), padding_mask(S, pad=3)
-    kw = {"attention_mask": causal_mask(T), "encoder_hidden_states": enc, "encoder_attention_mask": enc_mask}
+    kw = {"attention_mask": causal_mask(T), "encoder_hidden_states": enc,
+          "encoder_attention_mask": enc_mask}
     expected = theirs(x, **kw)
     layer_output, self_probs, cross_probs, present = ours(x, **kw, output_attentions=True)
     assert_close(layer_output, expected)
     assert_close(self_probs, probs["self"])
     assert_close(cross_probs, probs["cross"])
     assert self_probs.shape == (B, NH, T, T) and cross_probs.shape == (B, NH, T, S)
-    assert [tuple(t.shape) for t in present] == [(B, NH, T, C // NH)] * 2 + [(B, NH, S, C // NH)] * 2
+    assert ([tuple(t.shape) for t in present]
+            == [(B, NH, T, C // NH)] * 2 + [(B, NH, S, C // NH)] * 2)
     out, present2 = ours(x, **kw)  # without probabilities: (layer_output, present_key_value)
     assert_close(out, expected)
     assert len(present2) == 4
 
 
 def test_dropout_sits_where_hfs_does():
-    """In training mode the same seed drops the same units: same places, same order, same probabilities."""
+    """In training mode the same seed drops the same units: same places, same order, same
+    probabilities."""
     ours, theirs = layer_pair(is_decoder=True, add_cross_attention=True, hidden_dropout_prob=0.3,
                               attention_probs_dropout_prob=0.2)
     ours.train(), theirs.train()
@@ -139,14 +151,16 @@ def test_kv_cache_one_token_at_a_time_equals_one_causal_pass():
     ours, theirs = layer_pair(is_decoder=True, add_cross_attention=True)
     x, enc, enc_mask = torch.randn(B, T, C), torch.randn(B, S, C), padding_mask(S, pad=3)
     full = ours(x, causal_mask(T), encoder_hidden_states=enc, encoder_attention_mask=enc_mask)[0]
-    past, steps, hf_steps, hf_cache = None, [], [], EncoderDecoderCache(DynamicCache(), DynamicCache())
+    past, steps, hf_steps, hf_cache = (None, [], [],
+                                       EncoderDecoderCache(DynamicCache(), DynamicCache()))
     for t in range(T):
         # one new position: it may see every cached key, so its mask is all zeros (B, 1, 1, t + 1)
         out, past = ours(x[:, t:t + 1], torch.zeros(1, 1, 1, t + 1), encoder_hidden_states=enc,
                          encoder_attention_mask=enc_mask, past_key_value=past)
         steps.append(out)
-        hf_steps.append(theirs(x[:, t:t + 1], attention_mask=torch.zeros(1, 1, 1, t + 1), encoder_hidden_states=enc,
-                               encoder_attention_mask=enc_mask, past_key_values=hf_cache))
+        hf_steps.append(theirs(x[:, t:t + 1], attention_mask=torch.zeros(1, 1, 1, t + 1),
+                               encoder_hidden_states=enc, encoder_attention_mask=enc_mask,
+                               past_key_values=hf_cache))
         assert past[0].shape == (B, NH, t + 1, C // NH) and past[2].shape == (B, NH, S, C // NH)
     assert_close(torch.cat(steps, dim=1), full)
     assert_close(torch.cat(hf_steps, dim=1), full)  # transformers' own cache agrees
@@ -159,16 +173,19 @@ def test_head_mask_silences_a_head():
     head_mask = torch.tensor([1.0, 0.0, 1.0]).view(1, NH, 1, 1)
     masked = ours(x, head_mask=head_mask)[0]
     hs = C // NH
-    ours.attention.self.value.weight[hs:2 * hs] = 0  # the same as a second head whose values are all zero
+    # the same as a second head whose values are all zero
+    ours.attention.self.value.weight[hs:2 * hs] = 0
     ours.attention.self.value.bias[hs:2 * hs] = 0
     assert_close(masked, ours(x)[0])
 
 
-# ---------------------------------------------------------------- seed 000's figures, at BERT-base size
+# ------------------------------------------------------------ seed 000's figures, at BERT-base size
 def test_bert_base_parameter_counts():
     config = v7.BertConfig()
-    assert (config.hidden_size, config.num_attention_heads, config.intermediate_size) == (768, 12, 3072)
-    assert (config.hidden_act, config.layer_norm_eps, config.chunk_size_feed_forward) == ("gelu", 1e-12, 0)
+    assert ((config.hidden_size, config.num_attention_heads, config.intermediate_size)
+            == (768, 12, 3072))
+    assert ((config.hidden_act, config.layer_norm_eps, config.chunk_size_feed_forward)
+            == ("gelu", 1e-12, 0))
     assert config.hidden_dropout_prob == config.attention_probs_dropout_prob == 0.1
     assert not config.is_decoder and not config.add_cross_attention
     intermediate, output = n_params(v7.BertIntermediate(config)), n_params(v7.BertOutput(config))
@@ -187,16 +204,20 @@ def test_gelu_is_x_times_the_normal_cdf():
     torch.testing.assert_close(v7.ACT2FN["gelu"](x), x * phi, rtol=0, atol=1e-12)
     tanh_form = 0.5 * x * (1 + torch.tanh((2 / torch.pi) ** 0.5 * (x + 0.044715 * x**3)))
     torch.testing.assert_close(v7.ACT2FN["gelu_new"](x), tanh_form, rtol=0, atol=1e-12)
-    assert (v7.ACT2FN["gelu_new"](x) - x * phi).abs().max() > 1e-4  # an approximation, not the same function
+    # an approximation, not the same function
+    assert (v7.ACT2FN["gelu_new"](x) - x * phi).abs().max() > 1e-4
     from transformers.activations import ACT2FN as HF_ACT2FN
     for name, fn in v7.ACT2FN.items():
         torch.testing.assert_close(fn(x), HF_ACT2FN[name](x), rtol=0, atol=1e-12, msg=name)
 
 
-@pytest.mark.parametrize("name,fn", [("gelu", F.gelu), ("gelu", nn.GELU()), ("relu", torch.relu), ("tanh", torch.tanh)])
+@pytest.mark.parametrize("name,fn", [("gelu", F.gelu), ("gelu", nn.GELU()), ("relu", torch.relu),
+                                     ("tanh", torch.tanh)])
 def test_a_name_and_a_callable_give_the_same_layer(name, fn):
-    by_name = v7.BertIntermediate(v7.BertConfig(hidden_size=C, intermediate_size=I, hidden_act=name))
-    by_callable = v7.BertIntermediate(v7.BertConfig(hidden_size=C, intermediate_size=I, hidden_act=fn))
+    by_name = v7.BertIntermediate(
+        v7.BertConfig(hidden_size=C, intermediate_size=I, hidden_act=name))
+    by_callable = v7.BertIntermediate(
+        v7.BertConfig(hidden_size=C, intermediate_size=I, hidden_act=fn))
     by_callable.load_state_dict(by_name.state_dict(), strict=True)
     x = torch.randn(B, T, C)
     assert torch.equal(by_name(x), by_callable(x))
@@ -213,21 +234,24 @@ def test_apply_chunking_to_forward_behaves_like_hfs():
     x, y = torch.randn(B, 6, C), torch.randn(B, 6, C)
     fn = lambda a, b: (a * b).cumsum(-1)  # noqa: E731 - independent across dimension 1
     for chunk in (0, 1, 2, 3, 6):
-        assert torch.equal(v7.apply_chunking_to_forward(fn, chunk, 1, x, y), hf_chunking(fn, chunk, 1, x, y))
+        assert torch.equal(v7.apply_chunking_to_forward(fn, chunk, 1, x, y),
+                           hf_chunking(fn, chunk, 1, x, y))
     for chunking in (v7.apply_chunking_to_forward, hf_chunking):
         with pytest.raises(ValueError, match="has to be a multiple of the chunk size 4"):
             chunking(fn, 4, 1, x, y)
 
 
 def test_the_value_errors():
-    with pytest.raises(ValueError, match="should be used as a decoder model if cross attention is added"):
+    with pytest.raises(ValueError,
+                       match="should be used as a decoder model if cross attention is added"):
         v7.BertLayer(configs(add_cross_attention=True)[0])
     x, enc = torch.randn(B, T, C), torch.randn(B, S, C)
     for kw in ({}, {"is_decoder": True}):  # a layer without cross-attention refuses encoder states
         layer = v7.BertLayer(configs(**kw)[0])
         with pytest.raises(ValueError, match="add_cross_attention=True"):
             layer(x, encoder_hidden_states=enc)
-    with pytest.raises(ValueError, match=r"hidden size \(12\) is not a multiple of the number of attention heads \(5\)"):
+    with pytest.raises(ValueError, match=r"hidden size \(12\) is not a multiple "
+                                         r"of the number of attention heads \(5\)"):
         v7.BertSelfAttention(configs(num_attention_heads=5)[0])
     with pytest.raises(ValueError, match="multiple of the chunk size 2"):
         v7.BertLayer(configs(chunk_size_feed_forward=2)[0])(x)  # T = 5: HF refuses, and so do we
@@ -235,15 +259,16 @@ def test_the_value_errors():
         v7.LanguageModel(vocab_size=11, chunk_size_ff=3)
     with pytest.raises(ValueError, match="multiple of n_head"):
         v7.LanguageModel(vocab_size=11, n_embd=10, n_head=4)
-    with pytest.raises(ValueError, match="choose --hidden-act from gelu, gelu_new, relu, silu, tanh"):
+    with pytest.raises(ValueError,
+                       match="choose --hidden-act from gelu, gelu_new, relu, silu, tanh"):
         v7.LanguageModel(vocab_size=11, hidden_act="swish")
 
 
 # ---------------------------------------------------------------- the model that trains
 def small_lm(**kw):
     torch.manual_seed(0)
-    return v7.LanguageModel(11, **{"block_size": 6, "n_embd": C, "n_head": NH, "n_layer": 2, "intermediate_size": I,
-                                   **kw}).eval()
+    return v7.LanguageModel(11, **{"block_size": 6, "n_embd": C, "n_head": NH, "n_layer": 2,
+                                   "intermediate_size": I, **kw}).eval()
 
 
 def test_language_model_is_bert_as_a_decoder():
@@ -263,14 +288,17 @@ def test_language_model_is_bert_as_a_decoder():
 
 @torch.no_grad()
 def test_language_model_equals_hfs_bert_decoder_plus_its_head():
-    """Our embeddings, causal mask and layer stack are transformers' BertModel in decoder mode (token types zeroed)."""
+    """Our embeddings, causal mask and layer stack are transformers' BertModel in decoder mode
+    (token types zeroed)."""
     model = small_lm()
-    hf_cfg = transformers.BertConfig(vocab_size=11, hidden_size=C, num_hidden_layers=2, num_attention_heads=NH,
-                                     intermediate_size=I, max_position_embeddings=6, type_vocab_size=1,
+    hf_cfg = transformers.BertConfig(vocab_size=11, hidden_size=C, num_hidden_layers=2,
+                                     num_attention_heads=NH, intermediate_size=I,
+                                     max_position_embeddings=6, type_vocab_size=1,
                                      is_decoder=True, attn_implementation="eager")
     bert = hf.BertModel(hf_cfg, add_pooling_layer=False).eval()
     state = {k: v for k, v in model.state_dict().items() if not k.startswith("lm_head.")}
-    bert.load_state_dict({**state, "embeddings.token_type_embeddings.weight": torch.zeros(1, C)}, strict=True)
+    bert.load_state_dict({**state, "embeddings.token_type_embeddings.weight": torch.zeros(1, C)},
+                         strict=True)
     idx = torch.randint(11, (B, 6))
     assert_close(model(idx)[0], model.lm_head(bert(idx).last_hidden_state))
 
@@ -287,7 +315,8 @@ def test_model_kv_cache_equals_a_full_pass():
     idx = torch.randint(11, (B, 6))
     full, _ = model(idx)
     cache = []
-    first, _ = model(idx[:, :2], past_key_values=cache)  # a prompt of 2, then one position at a time
+    # a prompt of 2, then one position at a time
+    first, _ = model(idx[:, :2], past_key_values=cache)
     steps = [first] + [model(idx[:, t:t + 1], past_key_values=cache)[0] for t in range(2, 6)]
     assert len(cache) == 2 and cache[0][0].shape == (B, NH, 6, C // NH)
     assert_close(torch.cat(steps, dim=1), full)
@@ -298,12 +327,16 @@ def test_cached_greedy_generation_equals_recomputed(chunk, monkeypatch):
     model = small_lm(chunk_size_ff=chunk)
     prompt = torch.randint(11, (B, 2))
     fed, embed = [], model.embeddings.forward
-    monkeypatch.setattr(model.embeddings, "forward", lambda idx, **kw: fed.append(idx.shape[1]) or embed(idx, **kw))
-    cached = model.generate(prompt, 15, greedy=True)  # 2 + 15 > block_size 6: past the cache's reach too
-    assert fed == [2, 1, 1, 1, 1] + [6] * 10  # the prompt, then one new character while positions last
+    monkeypatch.setattr(model.embeddings, "forward",
+                        lambda idx, **kw: fed.append(idx.shape[1]) or embed(idx, **kw))
+    # 2 + 15 > block_size 6: past the cache's reach too
+    cached = model.generate(prompt, 15, greedy=True)
+    # the prompt, then one new character while positions last
+    assert fed == [2, 1, 1, 1, 1] + [6] * 10
     recomputed = model.generate(prompt, 15, greedy=True, use_cache=False)
     assert cached.shape == (B, 17) and torch.equal(cached, recomputed)
-    assert all(layer.chunk_size_feed_forward == chunk for layer in model.encoder.layer)  # chunked again afterwards
+    # chunked again afterwards
+    assert all(layer.chunk_size_feed_forward == chunk for layer in model.encoder.layer)
     torch.manual_seed(3)
     sampled = model.generate(prompt, 15)
     torch.manual_seed(3)
@@ -314,8 +347,9 @@ def test_a_trained_model_is_causal(run, tiny_corpus, tmp_path):
     argv = tiny_args(tiny_corpus, tmp_path, "--chunk-size-ff", 4, "--hidden-act", "gelu_new")
     assert run("v7_bert_layer", argv)[0] == 0
     ckpt = torch.load(tmp_path / "ckpt.pt", weights_only=True)
-    assert ckpt["model_args"] == {"block_size": 8, "n_embd": 32, "n_head": 4, "n_layer": 3, "dropout": 0.0,
-                                  "hidden_act": "gelu_new", "intermediate_size": 128, "chunk_size_ff": 4}
+    assert ckpt["model_args"] == {"block_size": 8, "n_embd": 32, "n_head": 4, "n_layer": 3,
+                                  "dropout": 0.0, "hidden_act": "gelu_new",
+                                  "intermediate_size": 128, "chunk_size_ff": 4}
     model = v7.LanguageModel(len(ckpt["chars"]), **ckpt["model_args"])
     model.load_state_dict(ckpt["state_dict"])
     model.eval().requires_grad_(False)
@@ -331,7 +365,8 @@ def test_a_trained_model_is_causal(run, tiny_corpus, tmp_path):
 
 # ---------------------------------------------------------------- the command line
 V7_BAD_FLAGS = [
-    (("--hidden-act", "swish"), ("unknown activation 'swish'", "--hidden-act", "gelu, gelu_new, relu, silu, tanh")),
+    (("--hidden-act", "swish"),
+     ("unknown activation 'swish'", "--hidden-act", "gelu, gelu_new, relu, silu, tanh")),
     (("--n-embd", "30", "--n-head", "4"), ("n_embd (30) must be a multiple of n_head (4)",)),
     (("--chunk-size-ff", "-2"), ("--chunk-size-ff must be 0 or more, got -2",)),
     (("--chunk-size-ff", "3"), ("--chunk-size-ff (3) must divide --block-size (8)",)),
@@ -342,7 +377,8 @@ V7_BAD_FLAGS = [
 
 @pytest.mark.parametrize("flags,fragments", V7_BAD_FLAGS)
 def test_v7_bad_flags(flags, fragments, run, tiny_corpus, tmp_path):
-    assert_one_line_error(run("v7_bert_layer", tiny_args(tiny_corpus, tmp_path / "out", *flags)), *fragments)
+    assert_one_line_error(run("v7_bert_layer", tiny_args(tiny_corpus, tmp_path / "out", *flags)),
+                          *fragments)
     assert not (tmp_path / "out").exists()
 
 
@@ -350,22 +386,30 @@ def test_v7_flags_in_help_and_a_real_process(tmp_path, tiny_corpus, capsys):
     with pytest.raises(SystemExit):
         v7.main(["--help"])
     text = capsys.readouterr().out
-    for flag in ("--hidden-act", "--intermediate-size", "--chunk-size-ff", "--n-layer", "--dropout"):
+    for flag in ("--hidden-act", "--intermediate-size", "--chunk-size-ff", "--n-layer",
+                 "--dropout"):
         assert flag in text
-    assert "--no-residual" not in text and "--ffn-mult" not in text  # v6's ablation switches: BERT has no such knobs
-    proc = subprocess.run([sys.executable, str(ROOT / "v7_bert_layer" / "train.py"), "--data", str(tiny_corpus),
-                           "--out", str(tmp_path), "--chunk-size-ff", "5"], capture_output=True, text=True, timeout=120)
+    # v6's ablation switches: BERT has no such knobs
+    assert "--no-residual" not in text and "--ffn-mult" not in text
+    proc = subprocess.run([sys.executable, str(ROOT / "v7_bert_layer" / "train.py"),
+                           "--data", str(tiny_corpus), "--out", str(tmp_path),
+                           "--chunk-size-ff", "5"],
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: --chunk-size-ff (5) must divide")
+    assert (proc.stderr.count("\n") == 1
+            and proc.stderr.startswith("error: --chunk-size-ff (5) must divide"))
 
 
-@pytest.mark.parametrize("flags,message", [(["--chunk", "300"], "--chunk (300) must divide --long-seq (4096)"),
-                                           (["--repeats", "0"], "--repeats: must be positive, got 0"),
-                                           (["--warmup", "-1"], "--warmup must be 0 or more"),
-                                           (["--only", "speed"], "invalid choice: 'speed'")])
+@pytest.mark.parametrize("flags,message", [
+    (["--chunk", "300"], "--chunk (300) must divide --long-seq (4096)"),
+    (["--repeats", "0"], "--repeats: must be positive, got 0"),
+    (["--warmup", "-1"], "--warmup must be 0 or more"),
+    (["--only", "speed"], "invalid choice: 'speed'"),
+])
 def test_bench_bert_refuses_bad_flags_in_one_line(flags, message, capsys):
     bench = load_tool("bench_bert")
     with pytest.raises(SystemExit) as e:
         bench.main(flags)
     err = capsys.readouterr().err
-    assert e.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1 and message in err, err
+    assert (e.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1
+            and message in err), err

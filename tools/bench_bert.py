@@ -1,19 +1,22 @@
-"""v7's BertLayer against transformers' at BERT-base size: forward time, and the memory that chunking saves.
+"""v7's BertLayer against transformers' at BERT-base size: forward time, and the memory that \
+chunking saves.
 
     python tools/bench_bert.py                      # both figures, BERT-base size, CPU, fp32
     python tools/bench_bert.py --repeats 5          # a quicker, noisier look
 
-(1) Forward time: one BertLayer (hidden 768, 12 heads, intermediate 3072), batch 8, seq 128, eval mode, no grad.
-    Ours and transformers' (eager attention, the oracle the tests use; SDPA, its default, for reference) hold the
-    same weights. Each round runs all three in a rotating order; after --warmup rounds, --repeats rounds are timed.
-    The figures: median times, and the median of the per-round ratios (a slow spell of the machine cancels out).
-(2) Chunked feed-forward at seq 4096, batch 1: the peak extra memory of the FFN (BertIntermediate + BertOutput
-    through apply_chunking_to_forward) with --chunk positions at a time vs all at once. Each setting runs in a
-    fresh process, after a warm-up call on a few positions has loaded the math libraries: the kernel's peak
-    resident memory (VmHWM, reset to the current value through /proc/self/clear_refs just before the call) minus
-    the resident memory just before it (VmRSS); the median of --memory-runs processes. getrusage's ru_maxrss
-    would not do: Linux carries it across exec, so a child started by a large parent inherits the parent's peak.
-    The FFN's output (seq x 768 floats) is part of both figures; the table also shows the extra memory beyond it,
+(1) Forward time: one BertLayer (hidden 768, 12 heads, intermediate 3072), batch 8, seq 128, eval
+    mode, no grad. Ours and transformers' (eager attention, the oracle the tests use; SDPA, its
+    default, for reference) hold the same weights. Each round runs all three in a rotating order;
+    after --warmup rounds, --repeats rounds are timed. The figures: median times, and the median of
+    the per-round ratios (a slow spell of the machine cancels out).
+(2) Chunked feed-forward at seq 4096, batch 1: the peak extra memory of the FFN (BertIntermediate +
+    BertOutput through apply_chunking_to_forward) with --chunk positions at a time vs all at once.
+    Each setting runs in a fresh process, after a warm-up call on a few positions has loaded the
+    math libraries: the kernel's peak resident memory (VmHWM, reset to the current value through
+    /proc/self/clear_refs just before the call) minus the resident memory just before it (VmRSS);
+    the median of --memory-runs processes. getrusage's ru_maxrss would not do: Linux carries it
+    across exec, so a child started by a large parent inherits the parent's peak. The FFN's output
+    (seq x 768 floats) is part of both figures; the table also shows the extra memory beyond it,
     and the figures with malloc's caching of freed buffers turned off (live tensors only).
 """
 import argparse
@@ -64,41 +67,49 @@ def forward_time(args):
     sdpa.load_state_dict(eager.state_dict(), strict=True)
     x = torch.randn(args.batch, args.seq, 768)
     runs = {"ours": lambda: ours(x)[0], "eager": lambda: eager(x), "sdpa": lambda: sdpa(x)}
-    diff = {name: (runs["ours"]() - fn()).abs().max().item() for name, fn in runs.items() if name != "ours"}
+    diff = {name: (runs["ours"]() - fn()).abs().max().item()
+            for name, fn in runs.items() if name != "ours"}
     times = {name: [] for name in runs}
     names = list(runs)
     for i in range(args.warmup + args.repeats):
-        for name in names[i % 3:] + names[:i % 3]:  # rotate the order: no layer always runs first
+        # rotate the order: no layer always runs first
+        for name in names[i % 3:] + names[:i % 3]:
             start = time.perf_counter()
             runs[name]()
             if i >= args.warmup:
                 times[name].append(time.perf_counter() - start)
     med = {name: statistics.median(t) for name, t in times.items()}
-    ratio = {name: statistics.median(a / b for a, b in zip(times["ours"], times[name])) for name in ("eager", "sdpa")}
-    print(f"(1) BertLayer forward, batch {args.batch}, seq {args.seq}, hidden 768, 12 heads, intermediate 3072, fp32, "
-          f"CPU ({torch.get_num_threads()} threads), eval, no grad; {args.repeats} rounds after {args.warmup} warm-up")
+    ratio = {name: statistics.median(a / b for a, b in zip(times["ours"], times[name]))
+             for name in ("eager", "sdpa")}
+    print(f"(1) BertLayer forward, batch {args.batch}, seq {args.seq}, hidden 768, 12 heads, "
+          f"intermediate 3072, fp32, CPU ({torch.get_num_threads()} threads), eval, no grad; "
+          f"{args.repeats} rounds after {args.warmup} warm-up")
     print(f"    ours                     {1000 * med['ours']:8.1f} ms (median)")
     for name in ("eager", "sdpa"):
-        print(f"    transformers, {name + ':':<6}     {1000 * med[name]:8.1f} ms   ours / theirs {ratio[name]:.3f} "
-              f"(median of the rounds)   max |ours - theirs| = {diff[name]:.1e}")
+        print(f"    transformers, {name + ':':<6}     {1000 * med[name]:8.1f} ms   "
+              f"ours / theirs {ratio[name]:.3f} (median of the rounds)   "
+              f"max |ours - theirs| = {diff[name]:.1e}")
     verdict = "met" if ratio["eager"] <= 1.0 else "NOT met"
     print(f"    ours / transformers' eager: {ratio['eager']:.3f} (target <= 1.0: {verdict})")
 
 
 def memory_kib(field):
-    """VmRSS (resident now) or VmHWM (peak resident since the process started or the last reset), in KiB."""
+    """VmRSS (resident now) or VmHWM (peak resident since the process started or the last reset),
+    in KiB."""
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
 
 
 @torch.no_grad()
 def memory_child(chunk, seq, out_path):
-    """Runs in its own process: the FFN at one chunk size; prints the figures as JSON, saves the output."""
+    """Runs in its own process: the FFN at one chunk size; prints the figures as JSON, saves the
+    output."""
     v7 = load_v7()
     torch.manual_seed(0)
     layer = v7.BertLayer(v7.BertConfig(chunk_size_feed_forward=chunk)).eval()
     x = torch.randn(1, seq, 768)
-    ffn = lambda h: v7.apply_chunking_to_forward(layer.feed_forward_chunk, chunk, 1, h)  # noqa: E731
+    ffn = lambda h: v7.apply_chunking_to_forward(  # noqa: E731
+        layer.feed_forward_chunk, chunk, 1, h)
     ffn(x[:, :chunk or 16])  # warm-up on one chunk: loads the math libraries
     try:
         with open("/proc/self/clear_refs", "w") as f:
@@ -110,40 +121,46 @@ def memory_child(chunk, seq, out_path):
     y = ffn(x)
     peak_after = memory_kib("VmHWM")
     torch.save(y, out_path)
-    print(json.dumps({"before": before * 1024, "peak_before": peak_before * 1024, "peak_after": peak_after * 1024,
+    print(json.dumps({"before": before * 1024, "peak_before": peak_before * 1024,
+                      "peak_after": peak_after * 1024,
                       "reset": reset, "output": y.numel() * y.element_size()}))
 
 
 def memory_run(chunk, args, out, env):
     """One fresh process at one chunk size: its figures (bytes) and its output."""
-    cmd = [sys.executable, __file__, "--_memory-child", str(chunk), "--long-seq", str(args.long_seq),
-           "--_out", str(out)]
+    cmd = [sys.executable, __file__, "--_memory-child", str(chunk),
+           "--long-seq", str(args.long_seq), "--_out", str(out)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
-        raise SystemExit(f"error: the memory run with chunk {chunk} failed: {proc.stderr.strip().splitlines()[-1]}")
+        raise SystemExit(f"error: the memory run with chunk {chunk} failed: "
+                         f"{proc.stderr.strip().splitlines()[-1]}")
     f = json.loads(proc.stdout.strip().splitlines()[-1])
     if f["peak_before"] > f["before"] + MiB:
-        print(f"    note: chunk {chunk}: the peak could not be reset and an earlier one ({f['peak_before'] / MiB:.1f} MiB) "
-              f"was above the resident memory before the call ({f['before'] / MiB:.1f} MiB): understated")
+        print(f"    note: chunk {chunk}: the peak could not be reset and an earlier one "
+              f"({f['peak_before'] / MiB:.1f} MiB) was above the resident memory before the call "
+              f"({f['before'] / MiB:.1f} MiB): understated")
     return f["peak_after"] - f["before"], f["output"], torch.load(out, weights_only=True)
 
 
 def chunked_memory(args):
-    # glibc's malloc keeps some freed buffers of a few MiB in its heap, so the same run peaks a few MiB higher or
-    # lower from one process to the next: the median of --memory-runs, and a second column with a fixed mmap
-    # threshold, where every large buffer is its own mapping, returned when freed: the live tensors alone.
+    # glibc's malloc keeps some freed buffers of a few MiB in its heap, so the same run peaks a few
+    # MiB higher or lower from one process to the next: the median of --memory-runs, and a second
+    # column with a fixed mmap threshold, where every large buffer is its own mapping, returned when
+    # freed: the live tensors alone.
     fixed = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(128 * 1024)}
     extra, fixed_extra, y = {}, {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for chunk in (0, args.chunk):
             out = Path(tmp) / f"y{chunk}.pt"
             runs = [memory_run(chunk, args, out, os.environ) for _ in range(args.memory_runs)]
-            extra[chunk], output, y[chunk] = statistics.median(r[0] for r in runs), runs[0][1], runs[0][2]
+            extra[chunk], output, y[chunk] = (statistics.median(r[0] for r in runs),
+                                              runs[0][1], runs[0][2])
             fixed_extra[chunk] = memory_run(chunk, args, out, fixed)[0]
     diff = (y[0] - y[args.chunk]).abs().max().item()
-    print(f"(2) Chunked feed-forward, batch 1, seq {args.long_seq}, hidden 768, intermediate 3072, fp32, eval, no grad; "
-          f"each run in a fresh process")
-    print(f"    {'chunk':>8} {'peak extra MiB':>15} {'beyond the output':>18} {'live tensors only':>18}")
+    print(f"(2) Chunked feed-forward, batch 1, seq {args.long_seq}, hidden 768, intermediate 3072, "
+          f"fp32, eval, no grad; each run in a fresh process")
+    print(f"    {'chunk':>8} {'peak extra MiB':>15} {'beyond the output':>18} "
+          f"{'live tensors only':>18}")
     for chunk in extra:
         print(f"    {chunk:>8} {extra[chunk] / MiB:>15.1f} {(extra[chunk] - output) / MiB:>18.1f} "
               f"{fixed_extra[chunk] / MiB:>18.1f}")
@@ -153,10 +170,13 @@ def chunked_memory(args):
           f"{(extra[0] - output) / (extra[args.chunk] - output):.1f}x; live tensors only: "
           f"{fixed_extra[0] / fixed_extra[args.chunk]:.1f}x")
     out, inter = output / MiB, 2 * args.long_seq * 3072 * 4 / MiB  # fp32 bytes, in MiB
-    print(f"    in theory (live tensors): chunk 0 holds the intermediate and its activation, 2 x {args.long_seq} x 3072 "
-          f"floats = {inter:.1f} MiB; chunk {args.chunk} holds {inter * args.chunk / args.long_seq:.1f} MiB of them")
-    print(f"    at a time; the output ({out:.1f} MiB) is there whatever the chunk size, so it sets a floor on the first ratio")
-    print(f"    max |chunked - unchunked| = {diff:.1e} (target <= 1e-5: {'met' if diff <= 1e-5 else 'NOT met'})")
+    print(f"    in theory (live tensors): chunk 0 holds the intermediate and its activation, "
+          f"2 x {args.long_seq} x 3072 floats = {inter:.1f} MiB; "
+          f"chunk {args.chunk} holds {inter * args.chunk / args.long_seq:.1f} MiB of them")
+    print(f"    at a time; the output ({out:.1f} MiB) is there whatever the chunk size, "
+          f"so it sets a floor on the first ratio")
+    print(f"    max |chunked - unchunked| = {diff:.1e} "
+          f"(target <= 1e-5: {'met' if diff <= 1e-5 else 'NOT met'})")
 
 
 def positive(text):
@@ -171,16 +191,25 @@ def positive(text):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.error = lambda message: p.exit(2, f"error: {message}: see python tools/bench_bert.py --help\n")  # one line, no usage block
-    p.add_argument("--only", choices=["time", "memory"], help="run one of the two benchmarks (default: both)")
-    p.add_argument("--batch", type=positive, default=8, help="batch for the timing (default: %(default)s)")
-    p.add_argument("--seq", type=positive, default=128, help="sequence length for the timing (default: %(default)s)")
-    p.add_argument("--repeats", type=positive, default=20, help="timed runs of each layer (default: %(default)s)")
-    p.add_argument("--warmup", type=int, default=3, help="untimed runs first (default: %(default)s)")
+    # one line, no usage block
+    p.error = lambda message: p.exit(
+        2, f"error: {message}: see python tools/bench_bert.py --help\n")
+    p.add_argument("--only", choices=["time", "memory"],
+                   help="run one of the two benchmarks (default: both)")
+    p.add_argument("--batch", type=positive, default=8,
+                   help="batch for the timing (default: %(default)s)")
+    p.add_argument("--seq", type=positive, default=128,
+                   help="sequence length for the timing (default: %(default)s)")
+    p.add_argument("--repeats", type=positive, default=20,
+                   help="timed runs of each layer (default: %(default)s)")
+    p.add_argument("--warmup", type=int, default=3,
+                   help="untimed runs first (default: %(default)s)")
     p.add_argument("--long-seq", type=positive, default=4096,
                    help="sequence length for the memory (default: %(default)s)")
-    p.add_argument("--chunk", type=positive, default=256, help="chunk size to compare with 0 (default: %(default)s)")
-    p.add_argument("--memory-runs", type=positive, default=3, help="processes per chunk size (default: %(default)s)")
+    p.add_argument("--chunk", type=positive, default=256,
+                   help="chunk size to compare with 0 (default: %(default)s)")
+    p.add_argument("--memory-runs", type=positive, default=3,
+                   help="processes per chunk size (default: %(default)s)")
     p.add_argument("--_memory-child", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--_out", type=Path, default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -190,7 +219,8 @@ def main(argv=None):
     if args.warmup < 0:
         p.error(f"--warmup must be 0 or more, got {args.warmup}")
     if args.long_seq % args.chunk:
-        p.error(f"--chunk ({args.chunk}) must divide --long-seq ({args.long_seq}), as apply_chunking_to_forward requires")
+        p.error(f"--chunk ({args.chunk}) must divide --long-seq ({args.long_seq}), "
+                "as apply_chunking_to_forward requires")
     try:
         import transformers
     except ImportError:
@@ -200,7 +230,8 @@ def main(argv=None):
         forward_time(args)
     if args.only in (None, "memory"):
         if not Path("/proc/self/status").is_file():
-            p.error("the memory benchmark reads /proc/self/status: run it on Linux, or pass --only time")
+            p.error("the memory benchmark reads /proc/self/status: "
+                    "run it on Linux, or pass --only time")
         chunked_memory(args)
     return 0
 
