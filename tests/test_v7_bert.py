@@ -255,12 +255,13 @@ def test_the_value_errors():
         v7.BertSelfAttention(configs(num_attention_heads=5)[0])
     with pytest.raises(ValueError, match="multiple of the chunk size 2"):
         v7.BertLayer(configs(chunk_size_feed_forward=2)[0])(x)  # T = 5: HF refuses, and so do we
-    with pytest.raises(ValueError, match=r"--chunk-size-ff \(3\) must divide --block-size \(8\)"):
+    # the model speaks of its own arguments; the command line turns that into flag advice
+    with pytest.raises(ValueError, match=r"^chunk_size_ff \(3\) must divide block_size \(8\)"):
         v7.LanguageModel(vocab_size=11, chunk_size_ff=3)
     with pytest.raises(ValueError, match="multiple of n_head"):
         v7.LanguageModel(vocab_size=11, n_embd=10, n_head=4)
     with pytest.raises(ValueError,
-                       match="choose --hidden-act from gelu, gelu_new, relu, silu, tanh"):
+                       match="^unknown hidden_act 'swish': choose one of gelu, gelu_new, relu"):
         v7.LanguageModel(vocab_size=11, hidden_act="swish")
 
 
@@ -366,10 +367,12 @@ def test_a_trained_model_is_causal(run, tiny_corpus, tmp_path):
 # ---------------------------------------------------------------- the command line
 V7_BAD_FLAGS = [
     (("--hidden-act", "swish"),
-     ("unknown activation 'swish'", "--hidden-act", "gelu, gelu_new, relu, silu, tanh")),
-    (("--n-embd", "30", "--n-head", "4"), ("n_embd (30) must be a multiple of n_head (4)",)),
+     ("unknown hidden_act 'swish'", "gelu, gelu_new, relu, silu, tanh", "change --hidden-act")),
+    (("--n-embd", "30", "--n-head", "4"),
+     ("n_embd (30) must be a multiple of n_head (4): change --n-embd or --n-head",)),
     (("--chunk-size-ff", "-2"), ("--chunk-size-ff must be 0 or more, got -2",)),
-    (("--chunk-size-ff", "3"), ("--chunk-size-ff (3) must divide --block-size (8)",)),
+    (("--chunk-size-ff", "3"),
+     ("chunk_size_ff (3) must divide block_size (8)", "change --block-size or --chunk-size-ff")),
     (("--intermediate-size", "0"), ("--intermediate-size must be positive",)),
     (("--dropout", "-0.1"), ("--dropout must be 0 or more",)),
 ]
@@ -397,7 +400,7 @@ def test_v7_flags_in_help_and_a_real_process(tmp_path, tiny_corpus, capsys):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert (proc.stderr.count("\n") == 1
-            and proc.stderr.startswith("error: --chunk-size-ff (5) must divide"))
+            and proc.stderr.startswith("error: chunk_size_ff (5) must divide"))
 
 
 @pytest.mark.parametrize("flags,message", [
@@ -413,3 +416,58 @@ def test_bench_bert_refuses_bad_flags_in_one_line(flags, message, capsys):
     err = capsys.readouterr().err
     assert (e.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1
             and message in err), err
+
+
+# ------------------------------------------------------- what transformers 5 users run into
+@torch.no_grad()
+def test_a_boolean_mask_means_what_sdpa_means():
+    """transformers' sdpa path builds boolean masks, True where a key may be seen: the same result
+    as HF's additive mask, not True/False added as 1/0."""
+    ours, theirs = layer_pair()
+    x, additive = torch.randn(B, T, C), padding_mask(T, pad=2)
+    boolean = additive == 0  # (B, 1, 1, T): True keeps a key
+    expected = theirs(x, attention_mask=additive)
+    assert_close(ours(x, attention_mask=boolean)[0], expected)
+    assert_close(ours(x, attention_mask=additive)[0], expected)
+    # the old trap: the same 0/1 values added as floats would not hide the padding
+    assert (ours(x, attention_mask=boolean.float())[0] - expected).abs().max() > 1e-2
+
+
+@torch.no_grad()
+def test_a_cache_that_does_not_fit_the_call_is_refused():
+    ours, _ = layer_pair(is_decoder=True, add_cross_attention=True)
+    x, enc = torch.randn(B, 1, C), torch.randn(B, S, C)
+    kv = torch.randn(B, NH, 3, C // NH)
+    # a 4-tuple cache holds cross-attention's k and v: without encoder states they would be ignored
+    with pytest.raises(ValueError, match="past_key_value holds 4 tensors; this call needs 2"):
+        ours(x, past_key_value=(kv, kv, kv, kv))
+    # a 2-tuple cache on a cross-attending call has no cross-attention k and v
+    with pytest.raises(ValueError, match="past_key_value holds 2 tensors; this call needs 4"):
+        ours(x, encoder_hidden_states=enc, past_key_value=(kv, kv))
+
+
+@torch.no_grad()
+def test_the_model_refuses_more_positions_than_it_has():
+    model = small_lm()  # block_size 6
+    cache = []
+    model(torch.randint(11, (B, 4)), past_key_values=cache)
+    with pytest.raises(ValueError, match=r"4 cached and 3 new positions are more than block_size"):
+        model(torch.randint(11, (B, 3)), past_key_values=cache)
+    with pytest.raises(ValueError, match=r"0 cached and 7 new positions"):
+        model(torch.randint(11, (B, 7)))
+
+
+def test_generate_leaves_the_chunk_size_as_it_found_it_even_when_interrupted(monkeypatch):
+    model = small_lm(chunk_size_ff=3)
+    forward, calls = model.forward, []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return forward(*args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        model.generate(torch.randint(11, (B, 2)), 10)
+    assert [layer.chunk_size_feed_forward for layer in model.encoder.layer] == [3, 3]

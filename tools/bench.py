@@ -15,7 +15,6 @@ table gives each version's spread of val losses.
 import argparse
 import csv
 import hashlib
-import re
 import statistics
 import subprocess
 import sys
@@ -47,9 +46,8 @@ def run_version(version, data, out, seed, extra):
     process_s = time.time() - start
     with open(out / "metrics.csv", newline="") as f:
         last = list(csv.DictReader(f))[-1]
-    params = int(re.search(r"\| ([\d,]+) parameters \|", proc.stdout).group(1).replace(",", ""))
-    # what the run really used
-    hp = torch.load(out / "ckpt.pt", weights_only=True)["hyperparameters"]
+    ckpt = torch.load(out / "ckpt.pt", weights_only=True)  # what the run really used
+    params, hp = ckpt["n_params"], ckpt["hyperparameters"]
     tokens = int(last["step"]) * hp["batch_size"] * hp["block_size"]
     return {
         "version": version, "seed": seed, "params": params, "steps": int(last["step"]),

@@ -227,7 +227,7 @@ class Log:
         try:
             args.out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise UserError(f"cannot create the folder {args.out} ({e.strerror}): pass --out DIR")
+            raise UserError(f"cannot create the run folder {args.out} ({e.strerror}): change --out")
         self.path = args.out / "metrics.csv"
         self.path.write_text("step,train_loss,val_loss,elapsed_s\n")
         self.bar = tqdm(total=args.max_iters, desc=VERSION, unit="step", disable=None)  # None: tty
@@ -273,7 +273,7 @@ def main(argv=None):
                 model = LanguageModel(len(chars), **{n: getattr(args, n) for n in MODEL_ARGS})
             except ValueError as e:  # the model's own rule: name the flags to change
                 flags = [f"--{n.replace('_', '-')}" for n in MODEL_ARGS if n in str(e)]
-                raise UserError(f"{e}: change {' or '.join(flags)}")
+                raise UserError(f"{e}: change {' or '.join(flags) or 'the model flags'}")
         unknown = "".join(sorted(set(args.prompt) - set(chars)))
         if unknown:  # checked before training, not after
             raise UserError(f"the prompt has characters the model never saw: {unknown!r}")
