@@ -424,7 +424,7 @@ def parse_args(argv):
     for name in HYPERPARAMETERS:
         flag, default = "--" + name.replace("_", "-"), globals()[name]
         if isinstance(default, bool):  # a switch, on by default: --no-residual turns it off
-            p.add_argument("--no-" + flag[2:], dest=name, action="store_false", help="turn off")
+            p.add_argument("--no-" + flag[2:], dest=name, action="store_false", help=f"{name} off")
         else:
             p.add_argument(flag, type=type(default), default=default, help="see train.py's top")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "mps"],
@@ -432,7 +432,7 @@ def parse_args(argv):
     p.add_argument("--out", type=Path, default=ROOT / "runs" / VERSION, help="the run's folder")
     p.add_argument("--sample-chars", type=int, default=500, help="characters to generate")
     p.add_argument("--generate", action="store_true", help="no training: generate from --out")
-    p.add_argument("--prompt", default="", help="text to continue (empty: a newline)")
+    p.add_argument("--prompt", default="", help="text to continue; %(default)r: a newline")
     return p.parse_args(argv)
 
 def check_args(args):
@@ -481,7 +481,8 @@ class Log:
         self.rows.append((step, losses["train"], losses["val"], time.time() - self.start))
         with open(self.path, "a") as f:  # each row is on disk at once: a crash or Ctrl-C keeps it
             f.write("%d,%.6f,%.6f,%.2f\n" % self.rows[-1])
-        self.bar.write("step %5d | train %.4f | val %.4f | %6.1f s" % self.rows[-1])
+        self.bar.write("step %5d/%d | train %.4f | val %.4f | %6.1f s"
+                       % (step, self.bar.total, *self.rows[-1][1:]))
 
     def step(self, step, loss):
         if not torch.isfinite(loss):
@@ -525,7 +526,7 @@ def main(argv=None):
             print(sample(model, chars, args.prompt, args.sample_chars, args.device))
             return 0
         n_params = sum(p.numel() for p in model.parameters())
-        print(f"{VERSION} | {n_params:,} parameters | {len(chars)} characters | {args.device}")
+        print(f"{VERSION} | {n_params:,} parameters | vocabulary {len(chars)} | on {args.device}")
         log = Log(args)
         try:
             train(model.to(args.device), splits, args, log)
