@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT, VERSIONS
 
-FENCE = "# " + "=" * 98  # the line that opens the plumbing
+FENCE = "# " + "=" * 26 + " plumbing below: the same in every version; you may stop reading here"
 LESSON = ["hyperparameters", "data", "model", "training", "generation"]  # `# ---- name` sections
 MAY_DIFFER = {"docstring", "imports", "hyperparameters", "model"}
 MARKER = re.compile(r"^# -+ ([a-z ]+)$")
@@ -52,7 +52,6 @@ def sections(version):
 def test_the_plumbing_is_byte_identical_in_every_version():
     first = split(VERSIONS[0])[1]
     assert len(first) <= PLUMBING_BUDGET, f"the plumbing is {len(first)} lines"
-    assert "plumbing" in first[1].lower() and "stop reading" in first[2].lower()
     for version in VERSIONS[1:]:
         plumbing = split(version)[1]
         diff = "\n".join(difflib.unified_diff(first, plumbing, VERSIONS[0], version, lineterm=""))

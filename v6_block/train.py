@@ -189,6 +189,7 @@ def train(model, splits, args, log):
     """AdamW on random batches; a loss estimate every eval_interval steps and after the last."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
     generator = torch.Generator().manual_seed(args.seed)  # the batches: the same in every version
+    log.start()  # metrics.csv and the progress bar; its clock starts here
     for step in range(args.max_iters + 1):
         if step % args.eval_interval == 0 or step == args.max_iters:
             losses = estimate_loss(model, splits, args)
@@ -209,9 +210,8 @@ def sample(model, chars, prompt, n_chars, device):
     model.eval()
     return decode(model.generate(context, max_new_tokens=n_chars)[0].tolist(), chars)
 
-# ==================================================================================================
-# Plumbing below: command line, input checks, device, checkpoints, metrics.csv, progress bar, plot.
-# It is the same in every version, so you may stop reading here.
+# ========================== plumbing below: the same in every version; you may stop reading here
+# The command line, input checks, device choice, checkpoints, metrics.csv, progress bar and plot.
 # As in nanoGPT, every global above that is a number, a switch or a name is a hyperparameter:
 HYPERPARAMETERS = [name for name, value in globals().items()
                    if isinstance(value, (int, float, str)) and not name.startswith("_")]
@@ -281,13 +281,15 @@ class Log:
             args.out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise UserError(f"cannot create the run folder {args.out} ({e.strerror}): change --out")
-        self.path = args.out / "metrics.csv"
-        self.path.write_text("step,train_loss,val_loss,elapsed_s\n")
+        self.path, self.rows, self.steps = args.out / "metrics.csv", [], 0
         self.bar = tqdm(total=args.max_iters, desc=VERSION, unit="step", disable=None)  # None: tty
-        self.rows, self.steps, self.start = [], 0, time.time()
+
+    def start(self):  # after the optimizer is built: its first build imports for about 2 s
+        self.path.write_text("step,train_loss,val_loss,elapsed_s\n")
+        self.start_time = time.time()
 
     def evaluation(self, step, losses):
-        self.rows.append((step, losses["train"], losses["val"], time.time() - self.start))
+        self.rows.append((step, losses["train"], losses["val"], time.time() - self.start_time))
         with open(self.path, "a") as f:  # each row is on disk at once: a crash or Ctrl-C keeps it
             f.write("%d,%.6f,%.6f,%.2f\n" % self.rows[-1])
         self.bar.write("step %5d/%d | train %.4f | val %.4f | %6.1f s"
@@ -305,7 +307,6 @@ class Log:
         ax.plot(steps, train, "--", steps, val, "-")
         ax.set(xlabel="step", ylabel="cross-entropy loss (nats)", title=VERSION)
         ax.legend(["train", "val"])
-        ax.grid(alpha=0.3)
         ax.figure.savefig(path, dpi=100)
 
 def main(argv=None):

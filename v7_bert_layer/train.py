@@ -87,17 +87,17 @@ ACT2FN = {"gelu": nn.GELU(), "gelu_new": nn.GELU(approximate="tanh"), "relu": nn
           "silu": nn.SiLU(), "tanh": nn.Tanh()}
 
 def apply_chunking_to_forward(forward_fn, chunk_size, chunk_dim, *input_tensors):
-    """forward_fn on chunk_size slices along chunk_dim, joined: the same result, in less memory."""
+    """forward_fn on chunk_size slices along chunk_dim, joined: the same result, and less memory
+    when no gradients are kept (in training, autograd keeps every chunk's intermediates)."""
     if chunk_size > 0:
         size = input_tensors[0].shape[chunk_dim]
         if size % chunk_size:
             raise ValueError(f"The dimension to be chunked {size} has to be a multiple of the "
                              f"chunk size {chunk_size}")
-        # HF concatenates the chunks' outputs, a second copy; here each goes into its slice of one
         out = None
         for start in range(0, size, chunk_size):
             y = forward_fn(*(t.narrow(chunk_dim, start, chunk_size) for t in input_tensors))
-            if out is None:  # the output's shape is known once the first chunk is through
+            if out is None:  # one output tensor, each chunk written into its slice (HF: torch.cat)
                 out = y.new_empty(y.shape[:chunk_dim] + (size,) + y.shape[chunk_dim + 1:])
             out.narrow(chunk_dim, start, chunk_size).copy_(y)
         return out
@@ -308,8 +308,8 @@ class LanguageModel(nn.Module):
             is_decoder=True)
         self.embeddings = BertEmbeddings(self.config)
         # encoder.layer.N, as in HF's BertModel: their weights load into ours, and ours into theirs
-        self.encoder = nn.ModuleDict({"layer": nn.ModuleList(BertLayer(self.config) for _ in
-                                                             range(n_layer))})
+        layers = [BertLayer(self.config) for _ in range(n_layer)]
+        self.encoder = nn.ModuleDict({"layer": nn.ModuleList(layers)})
         # A linear head, PyTorch's init. Tiny shakespeare, seeds 1337 / 1: as here 2.064 / 2.091;
         # BERT's init 2.092 / 2.099; BertLMHeadModel's head (dense, GELU, LayerNorm) 2.143 / 2.159
         self.lm_head = nn.Linear(n_embd, vocab_size)
@@ -380,6 +380,7 @@ def train(model, splits, args, log):
     """AdamW on random batches; a loss estimate every eval_interval steps and after the last."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
     generator = torch.Generator().manual_seed(args.seed)  # the batches: the same in every version
+    log.start()  # metrics.csv and the progress bar; its clock starts here
     for step in range(args.max_iters + 1):
         if step % args.eval_interval == 0 or step == args.max_iters:
             losses = estimate_loss(model, splits, args)
@@ -400,9 +401,8 @@ def sample(model, chars, prompt, n_chars, device):
     model.eval()
     return decode(model.generate(context, max_new_tokens=n_chars)[0].tolist(), chars)
 
-# ==================================================================================================
-# Plumbing below: command line, input checks, device, checkpoints, metrics.csv, progress bar, plot.
-# It is the same in every version, so you may stop reading here.
+# ========================== plumbing below: the same in every version; you may stop reading here
+# The command line, input checks, device choice, checkpoints, metrics.csv, progress bar and plot.
 # As in nanoGPT, every global above that is a number, a switch or a name is a hyperparameter:
 HYPERPARAMETERS = [name for name, value in globals().items()
                    if isinstance(value, (int, float, str)) and not name.startswith("_")]
@@ -472,13 +472,15 @@ class Log:
             args.out.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise UserError(f"cannot create the run folder {args.out} ({e.strerror}): change --out")
-        self.path = args.out / "metrics.csv"
-        self.path.write_text("step,train_loss,val_loss,elapsed_s\n")
+        self.path, self.rows, self.steps = args.out / "metrics.csv", [], 0
         self.bar = tqdm(total=args.max_iters, desc=VERSION, unit="step", disable=None)  # None: tty
-        self.rows, self.steps, self.start = [], 0, time.time()
+
+    def start(self):  # after the optimizer is built: its first build imports for about 2 s
+        self.path.write_text("step,train_loss,val_loss,elapsed_s\n")
+        self.start_time = time.time()
 
     def evaluation(self, step, losses):
-        self.rows.append((step, losses["train"], losses["val"], time.time() - self.start))
+        self.rows.append((step, losses["train"], losses["val"], time.time() - self.start_time))
         with open(self.path, "a") as f:  # each row is on disk at once: a crash or Ctrl-C keeps it
             f.write("%d,%.6f,%.6f,%.2f\n" % self.rows[-1])
         self.bar.write("step %5d/%d | train %.4f | val %.4f | %6.1f s"
@@ -496,7 +498,6 @@ class Log:
         ax.plot(steps, train, "--", steps, val, "-")
         ax.set(xlabel="step", ylabel="cross-entropy loss (nats)", title=VERSION)
         ax.legend(["train", "val"])
-        ax.grid(alpha=0.3)
         ax.figure.savefig(path, dpi=100)
 
 def main(argv=None):
