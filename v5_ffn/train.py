@@ -1,4 +1,4 @@
-"""v5_ffn: a feed-forward layer (Linear + ReLU) after attention: attention gathers, the FFN thinks.
+"""v5_ffn: a feed-forward layer (Linear, ReLU) after attention: attention gathers, the FFN computes.
 
 Train:     python v5_ffn/train.py                          (defaults below; CPU: half a minute)
 Generate:  python v5_ffn/train.py --generate --prompt "MARGERY:"
