@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, VERSIONS
+from conftest import ROOT, VERSIONS, load
 
 FENCE = "# " + "=" * 26 + " plumbing below: the same in every version; you may stop reading here"
 LESSON = ["hyperparameters", "data", "model", "training", "generation"]  # `# ---- name` sections
@@ -110,11 +110,13 @@ def test_train_scripts_are_self_contained():
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_every_hyperparameter_is_a_flag_and_reaches_the_checkpoint(version):
-    """The plumbing's rule: each number, switch or name defined above it is a hyperparameter."""
-    from conftest import load
+def test_every_hyperparameter_is_a_flag(version):
+    """The plumbing's rule: each number, switch or name defined above it is a hyperparameter, and
+    its flag defaults to the global's value."""
     module = load(version)
     names = [line.split(" = ")[0] for line in sections(version)["hyperparameters"]
              if re.match(r"^[a-z_]+ = ", line)]
     assert module.HYPERPARAMETERS == names
     assert set(module.MODEL_ARGS) <= set(names)
+    defaults = vars(module.parse_args([]))
+    assert {n: defaults[n] for n in names} == {n: getattr(module, n) for n in names}

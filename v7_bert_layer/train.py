@@ -158,7 +158,7 @@ class BertSelfAttention(nn.Module):
                 k = torch.cat([past_key_value[0], k], dim=2)  # (B, nh, S = P + T, hs)
                 v = torch.cat([past_key_value[1], v], dim=2)  # (B, nh, S, hs)
         scores = q @ k.transpose(-1, -2) * self.attention_head_size**-0.5  # (B, nh, T, S)
-        if attention_mask is not None and attention_mask.dtype == torch.bool:  # as sdpa masks are
+        if attention_mask is not None and attention_mask.dtype == torch.bool:  # sdpa: True = seen
             attention_mask = (~attention_mask).to(scores.dtype) * torch.finfo(scores.dtype).min
         if attention_mask is not None:
             scores = scores + attention_mask  # (B, nh, T, S): 0 keeps a key, a large negative hides
