@@ -3,6 +3,7 @@ committed results."""
 import csv
 import functools
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,12 @@ def run(capsys):
         return code, captured.out, captured.err
 
     return _run
+
+
+def marked_line(text, marker):
+    """[the line a `<!-- marker -->` comment introduces, for each one in text]: the rest of the
+    comment's own line, or if that is blank, the next line that is not."""
+    lines = []
+    for m in re.finditer(r"<!-- %s -->(.*)\n?((?:[ \t]*\n)*)(.*)" % re.escape(marker), text):
+        lines.append(m.group(1).strip() or m.group(3).strip())
+    return lines

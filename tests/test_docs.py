@@ -14,21 +14,31 @@ version folder:
   out = hidden W2 + b2, recomputed here.
 - Every link between the repo's Markdown files and every image resolves; every doc quotes its
   version's reference val losses (4 decimals).
-- A seed table is preceded by `<!-- seeds -->` (README.md and every version doc have one). Each row
-  whose first cell is a `backticked` version gives that version's final val loss over the seed
-  sweep (reference/<dataset>/seeds.csv) as `min / mean / max`, on tinyplays then on tiny
-  shakespeare; a further cell `N of M` counts the tiny shakespeare runs at or under the ceiling
-  that tools/bench.py checks.
+- Only reference/README.md has a seed table, preceded by `<!-- seeds -->`: one row per version, in
+  the ladder's order, whose first cell is the `backticked` version and whose next two give its
+  final val loss over the seed sweep (reference/<dataset>/seeds.csv) as `min / mean / max`, on
+  tinyplays then on tiny shakespeare.
+- Every version doc has a `<!-- spread -->` comment introducing one line (the rest of the
+  comment's line, or the next line that is not blank) whose 4-decimal numbers are, in order, its
+  version's min, mean and max of that sweep on tinyplays, then on tiny shakespeare.
+- v1's and v4's docs quote the step-0 val loss of their tinyplays reference run (4 decimals): what
+  an untrained model scores.
+- v1's docs quote the floor of a bigram model on tinyplays, computed here from the data split as
+  train.py splits it: the conditional entropy H(next | current) of the train split's character
+  pairs, and the cross-entropy of the train split's pair counts on the val pairs that occur in the
+  train split (both 4 decimals), with the number of val pairs left out and of all val pairs.
 """
 import ast
+import collections
 import csv
+import math
 import re
 import statistics
 
 import pytest
 import torch
 
-from conftest import ROOT, VERSIONS, load, load_tool, n_params, reference_results
+from conftest import ROOT, VERSIONS, load, marked_line, n_params, reference_results
 
 DOCS = [(v, name) for v in VERSIONS for name in ("README.md", "README.zh-CN.md")]
 PREVIOUS = dict(zip(VERSIONS[1:], VERSIONS))
@@ -193,7 +203,13 @@ def test_the_seed_sweep_is_whole_and_contains_the_reference_runs():
                                    "from the reference run")
 
 
-SEED_DOCS = ["README.md"] + [f"{v}/{name}" for v, name in DOCS]
+SEED_DOCS = ["reference/README.md"]
+
+
+def spread(dataset, version):
+    """min, mean, max of version's final val loss over the seed sweep, as the docs write them."""
+    vals = [float(v) for v in sweep(dataset)[version].values()]
+    return [f"{x:.4f}" for x in (min(vals), statistics.mean(vals), max(vals))]
 
 
 @pytest.mark.parametrize("doc", SEED_DOCS)
@@ -201,7 +217,6 @@ def test_seed_tables_quote_the_sweep(doc):
     text = (ROOT / doc).read_text(encoding="utf-8")
     tables = re.findall(r"<!-- seeds -->\n+((?:\|.*\|\n?)+)", text)
     assert tables, f"{doc} has no table after <!-- seeds -->"
-    ceiling = load_tool("bench").CEILING
     quoted = []
     for table in tables:
         for row in table.strip().splitlines()[2:]:  # past the header and the |---| line
@@ -211,17 +226,70 @@ def test_seed_tables_quote_the_sweep(doc):
                 continue
             version = version.group(1)
             quoted.append(version)
+            assert len(cells) >= 3, f"{doc}: {version}'s row has no cell per dataset"
             for dataset, cell in zip(("tinyplays", "tinyshakespeare"), cells[1:3]):
-                vals = [float(v) for v in sweep(dataset)[version].values()]
-                expected = f"{min(vals):.4f} / {statistics.mean(vals):.4f} / {max(vals):.4f}"
+                expected = " / ".join(spread(dataset, version))
                 assert cell.replace("*", "") == expected, f"{doc}: {version} on {dataset}"
-            counts = [re.search(r"(\d+) of (\d+)", c) for c in cells[3:]]
-            for m in filter(None, counts):
-                vals = [float(v) for v in sweep("tinyshakespeare")[version].values()]
-                assert ((int(m.group(1)), int(m.group(2)))
-                        == (sum(v <= ceiling[version] for v in vals), len(vals))), (
-                    f"{doc}: {version}'s runs under the ceiling {ceiling[version]}")
-    own = doc.split("/")[0]
-    assert own in quoted or doc == "README.md", f"{doc}: its seed table has no row for {own}"
-    if doc == "README.md":
-        assert quoted == VERSIONS
+    assert quoted == VERSIONS, f"{doc}: the seed table's rows are {quoted}, not the ladder's"
+
+
+@pytest.mark.parametrize("version,name", DOCS)
+def test_docs_quote_their_seed_spread(version, name):
+    lines = marked_line(doc_text(version, name), "spread")
+    assert lines, f"{version}/{name} has no <!-- spread --> line"
+    expected = spread("tinyplays", version) + spread("tinyshakespeare", version)
+    for line in lines:
+        quoted = re.findall(r"(?<![\d.])\d\.\d{4}(?!\d)", line)
+        assert quoted == expected, (f"{version}/{name}: the spread line quotes {quoted}; the "
+                                    f"sweep's min / mean / max are {expected[:3]}, {expected[3:]}")
+
+
+def first_row(dataset, version):
+    """The first evaluation of version's reference run on dataset."""
+    with open(ROOT / "reference" / dataset / f"{version}.csv", newline="") as f:
+        return next(csv.DictReader(f))
+
+
+STEP_0_DOCS = [(v, name) for v, name in DOCS if v in ("v1_bigram", "v4_multihead")]
+
+
+@pytest.mark.parametrize("version,name", STEP_0_DOCS)
+def test_docs_quote_the_step_0_loss(version, name):
+    row = first_row("tinyplays", version)
+    assert row["step"] == "0", f"reference/tinyplays/{version}.csv does not start at step 0"
+    expected = f"{float(row['val_loss']):.4f}"
+    assert expected in doc_text(version, name), (
+        f"{version}/{name} does not quote its step-0 val loss {expected}")
+
+
+def bigram_floor():
+    """(H(next | current) on the train split, the train counts' cross-entropy on the val pairs
+    they have seen, val pairs left out, all val pairs): nats, from the data as v1 splits it."""
+    _, data = load("v1_bigram").read_data(ROOT / "data" / "tinyplays.txt")
+    train, val = data["train"].tolist(), data["val"].tolist()
+    pairs = collections.Counter(zip(train, train[1:]))
+    first = collections.Counter(train[:-1])  # count_first(a): the pairs that start with a
+    n = len(train) - 1  # train pairs
+    entropy = -sum(c / n * math.log(c / first[a]) for (a, _), c in pairs.items())
+    val_pairs = list(zip(val, val[1:]))
+    seen = [(a, b) for a, b in val_pairs if (a, b) in pairs]
+    cross_entropy = -sum(math.log(pairs[a, b] / first[a]) for a, b in seen) / len(seen)
+    return entropy, cross_entropy, len(val_pairs) - len(seen), len(val_pairs)
+
+
+def quotes_count(text, count):
+    """count, written whole (1234 or 1,234): not part of a longer number."""
+    pattern = "|".join(map(re.escape, {str(count), f"{count:,}"}))
+    return re.search(r"(?<![\d,.])(?:%s)(?![\d]|[,.]\d)" % pattern, text) is not None
+
+
+@pytest.mark.parametrize("name", ["README.md", "README.zh-CN.md"])
+def test_v1_docs_quote_the_bigram_floor(name):
+    entropy, cross_entropy, left_out, total = bigram_floor()
+    assert 0 < left_out < total and cross_entropy > 0 and entropy > 0
+    text = doc_text("v1_bigram", name)
+    assert f"{entropy:.4f}" in text, f"v1_bigram/{name}: H(next | current) is {entropy:.4f}"
+    assert f"{cross_entropy:.4f}" in text, (
+        f"v1_bigram/{name}: the train counts score {cross_entropy:.4f} on the val pairs")
+    assert quotes_count(text, left_out), f"v1_bigram/{name}: {left_out} val pairs are left out"
+    assert quotes_count(text, total), f"v1_bigram/{name}: there are {total:,} val pairs"

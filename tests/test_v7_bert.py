@@ -167,16 +167,44 @@ def test_kv_cache_one_token_at_a_time_equals_one_causal_pass():
 
 
 @torch.no_grad()
-def test_head_mask_silences_a_head():
+def test_head_mask_scales_each_heads_probabilities_and_context():
+    """head_mask multiplies each head's attention probabilities after the softmax (HF 4.x): a 0
+    silences the head's hs channels of the context, a 0.5 halves them, a 1 leaves them as they
+    were. The reference is attention computed here from the query, key and value weights."""
     ours, _ = layer_pair()
-    x = torch.randn(B, T, C)
-    head_mask = torch.tensor([1.0, 0.0, 1.0]).view(1, NH, 1, 1)
-    masked = ours(x, head_mask=head_mask)[0]
-    hs = C // NH
-    # the same as a second head whose values are all zero
-    ours.attention.self.value.weight[hs:2 * hs] = 0
-    ours.attention.self.value.bias[hs:2 * hs] = 0
-    assert_close(masked, ours(x)[0])
+    attn, hs = ours.attention.self, C // NH
+    x, mask = torch.randn(B, T, C), padding_mask(T, pad=2)
+    scale = torch.tensor([1.0, 0.0, 0.5])  # head 0 untouched, head 1 silenced, head 2 halved
+    head_mask = scale.view(1, NH, 1, 1)
+
+    def heads(linear):  # x W^T + b, cut into heads: (B, nh, T, hs)
+        return (x @ linear.weight.T + linear.bias).view(B, T, NH, hs).transpose(1, 2)
+
+    q, k, v = heads(attn.query), heads(attn.key), heads(attn.value)
+    ref_probs = torch.softmax(q @ k.transpose(-1, -2) / hs**0.5 + mask, dim=-1)  # (B, nh, T, T)
+    ref_context = ref_probs @ v  # (B, nh, T, hs)
+
+    plain_context, plain_probs = attn(x, mask, output_attentions=True)
+    context, probs = attn(x, mask, head_mask=head_mask, output_attentions=True)
+    assert context.shape == (B, T, C) and probs.shape == (B, NH, T, T)
+    assert_close(plain_probs, ref_probs)
+    assert_close(plain_context, ref_context.transpose(1, 2).reshape(B, T, C))
+    # (a) the probabilities it returns are the masked ones
+    assert plain_probs[:, 1].min() >= 0 and plain_probs[:, 1].sum(-1).allclose(torch.ones(B, T))
+    assert torch.equal(probs[:, 1], torch.zeros(B, T, T))
+    assert_close(probs[:, 2], 0.5 * ref_probs[:, 2])
+    assert_close(probs[:, 0], ref_probs[:, 0])
+    # (b) the context: head h owns channels h*hs to (h+1)*hs, before BertSelfOutput mixes them
+    for h in range(NH):
+        channels = context[..., h * hs:(h + 1) * hs]  # (B, T, hs)
+        assert plain_context[..., h * hs:(h + 1) * hs].abs().max() > 1e-3  # nothing to hide
+        assert_close(channels, scale[h] * ref_context[:, h])
+        assert_close(channels, scale[h] * plain_context[..., h * hs:(h + 1) * hs])
+    assert torch.equal(context[..., hs:2 * hs], torch.zeros(B, T, hs))  # exactly, not nearly
+    # BertAttention and BertLayer hand the mask down to it unchanged
+    layer_probs = ours(x, mask, head_mask=head_mask, output_attentions=True)[1]
+    assert torch.equal(layer_probs, probs)
+    assert not torch.allclose(ours(x, mask, head_mask=head_mask)[0], ours(x, mask)[0])
 
 
 # ------------------------------------------------------------ seed 000's figures, at BERT-base size

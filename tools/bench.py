@@ -25,18 +25,16 @@ import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSIONS = ["v1_bigram", "v4_multihead", "v5_ffn", "v6_block", "v7_bert_layer"]
-# The lecture's val losses on tiny shakespeare at the same defaults, and the ceilings the ladder
-# must reach there.
+# The val losses the lecture published on tiny shakespeare at the same defaults: single runs of
+# its own scripts, so one draw each, to read next to the seed spread, not as a bar to clear.
 LECTURE = {"v1_bigram": 2.49, "v4_multihead": 2.28, "v5_ffn": 2.24, "v6_block": 2.06}
-CEILING = {"v1_bigram": 2.50, "v4_multihead": 2.29, "v5_ffn": 2.25, "v6_block": 2.07,
-           "v7_bert_layer": 2.07}
 # as data/prepare.py
 TINY_SHAKESPEARE_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
 
 
 def run_version(version, data, out, seed, extra):
     cmd = [sys.executable, str(ROOT / version / "train.py"), "--out", str(out),
-           "--seed", str(seed), "--sample-chars", "0",
+           "--seed", str(seed),
            *(["--data", str(data)] if data else []), *extra]
     start = time.time()
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -57,18 +55,15 @@ def run_version(version, data, out, seed, extra):
     }
 
 
-def print_spread(results, lecture_text):
+def print_spread(results):
     """Each version's val losses over the seeds: how far one run can land from another."""
     header = f"{'version':<14} {'seeds':>5} {'min':>7} {'mean':>7} {'max':>7} {'stdev':>7}"
-    header += f" {'<= ceiling':>11}" if lecture_text else ""
     print(f"\nval loss over seeds\n{header}\n{'-' * len(header)}")
     for version in dict.fromkeys(r["version"] for r in results):
         vals = [r["val_loss"] for r in results if r["version"] == version]
         row = (f"{version:<14} {len(vals):>5} {min(vals):>7.4f} "
                f"{statistics.mean(vals):>7.4f} {max(vals):>7.4f} "
                f"{statistics.stdev(vals):>7.4f}")
-        if lecture_text and version in CEILING:
-            row += f" {sum(v <= CEILING[version] for v in vals):>4} of {len(vals):<3}"
         print(row)
 
 
@@ -107,7 +102,7 @@ def main(argv=None):
         hashlib.sha256(args.data.read_bytes()).hexdigest() == TINY_SHAKESPEARE_SHA256)
     header = (f"{'version':<14} {'seed':>5} {'params':>8} {'steps':>6} {'train':>7} {'val':>7} "
               f"{'loop s':>7} {'tok/s':>8}")
-    header += f" {'lecture':>8} {'ceiling':>8}" if lecture_text else ""
+    header += f" {'lecture':>8}" if lecture_text else ""
     print(header)
     print("-" * len(header))
     results = []
@@ -121,12 +116,10 @@ def main(argv=None):
                f"{r['loop_s']:>7.1f} {r['tokens_per_s']:>8,.0f}")
         if lecture_text:
             lecture = f"{LECTURE[version]:.2f}" if version in LECTURE else "-"
-            verdict = ("" if version not in CEILING
-                       else " ok" if r["val_loss"] <= CEILING[version] else " ABOVE")
-            row += f" {lecture:>8} {CEILING.get(version, float('nan')):>8.2f}{verdict}"
+            row += f" {lecture:>8}"
         print(row, flush=True)
     if len(args.seed) > 1:
-        print_spread(results, lecture_text)
+        print_spread(results)
     if args.csv:
         args.csv.parent.mkdir(parents=True, exist_ok=True)
         with open(args.csv, "w", newline="") as f:
@@ -134,8 +127,8 @@ def main(argv=None):
             writer.writeheader()
             writer.writerows(results)
     if lecture_text:
-        print("lecture: val loss the lecture reports on tiny shakespeare; "
-              "ceiling: what this repo must reach there")
+        print("lecture: the val loss the lecture published on tiny shakespeare (one run of its "
+              "script)")
     return 0
 
 

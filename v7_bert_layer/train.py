@@ -286,7 +286,7 @@ class BertLayer(nn.Module):
         return self.output(intermediate_output, attention_output)  # (B, T, C)
 
 class LanguageModel(nn.Module):
-    """BERT as a decoder, as HF's BertLMHeadModel uses it: embeddings, causal BertLayers, a head."""
+    """BERT's layers in a GPT-style causal model: embeddings, causal BertLayers, a linear head."""
 
     def __init__(self, vocab_size, block_size=block_size, n_embd=n_embd, n_head=n_head,
                  n_layer=n_layer, dropout=dropout, hidden_act=hidden_act,
@@ -310,8 +310,8 @@ class LanguageModel(nn.Module):
         # encoder.layer.N, as in HF's BertModel: their weights load into ours, and ours into theirs
         layers = [BertLayer(self.config) for _ in range(n_layer)]
         self.encoder = nn.ModuleDict({"layer": nn.ModuleList(layers)})
-        # A linear head, PyTorch's init. Tiny shakespeare, seeds 1337 / 1: as here 2.064 / 2.091;
-        # BERT's init 2.092 / 2.099; BertLMHeadModel's head (dense, GELU, LayerNorm) 2.143 / 2.159
+        # A linear head with PyTorch's init, as in v6 (BertLMHeadModel's head is dense, GELU,
+        # LayerNorm and a decoder tied to the word embeddings; see the doc for why not here)
         self.lm_head = nn.Linear(n_embd, vocab_size)
 
     def forward(self, idx, targets=None, past_key_values=None):

@@ -1,0 +1,32 @@
+"""The English docs stay short: a word budget for the prose of each.
+
+Prose words: the text without its ``` fenced blocks and without table lines (those that start
+with |, leading blanks aside), split on whitespace. Headings, links and inline code count.
+"""
+import re
+
+import pytest
+
+from conftest import ROOT, VERSIONS
+
+BUDGETS = {"README.md": 600, **{f"{v}/README.md": 650 for v in VERSIONS},
+           "v7_bert_layer/README.md": 1000}
+if (ROOT / "v8_bert_mlm" / "README.md").is_file():
+    BUDGETS["v8_bert_mlm/README.md"] = 800
+
+
+def prose_words(text):
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("|")]
+    return len("\n".join(lines).split())
+
+
+@pytest.mark.parametrize("doc,budget", BUDGETS.items())
+def test_english_docs_keep_to_their_word_budget(doc, budget):
+    words = prose_words((ROOT / doc).read_text(encoding="utf-8"))
+    assert words <= budget, f"{doc} has {words} words of prose, over its budget of {budget}"
+
+
+def test_prose_words_leave_out_code_and_tables():
+    text = "One two.\n\n```python\nx = 1\n```\n| a | b |\n  |---|---|\nthree `four`\n"
+    assert prose_words(text) == 4
