@@ -64,6 +64,12 @@ def test_every_version_has_its_reference_sample(version):
     assert not strangers, f"{version}'s sample has characters tinyplays lacks: {strangers}"
 
 
+def top_doc(doc):
+    path = ROOT / doc
+    assert path.is_file(), f"{doc} is missing"
+    return path.read_text(encoding="utf-8")
+
+
 def sample_blocks(text):
     """[(first line, rest joined by newlines)] of the ```text blocks that follow
     <!-- samples --> with only blank lines between them; None without the marker."""
@@ -87,7 +93,7 @@ def sample_blocks(text):
 
 @pytest.mark.parametrize("doc", TOP_DOCS)
 def test_readme_samples_are_the_reference_samples(doc):
-    blocks = sample_blocks((ROOT / doc).read_text(encoding="utf-8"))
+    blocks = sample_blocks(top_doc(doc))
     assert blocks is not None, f"{doc} has no <!-- samples --> marker"
     assert [head for head, _ in blocks] == [f"# {v}" for v in VERSIONS], (
         f"{doc}: the blocks after <!-- samples --> should be headed # <version>, one per version "
@@ -104,7 +110,7 @@ def test_readme_samples_are_the_reference_samples(doc):
 
 @pytest.mark.parametrize("doc", TOP_DOCS)
 def test_readme_real_word_shares_are_the_samples(doc):
-    lines = marked_line((ROOT / doc).read_text(encoding="utf-8"), "real-words")
+    lines = marked_line(top_doc(doc), "real-words")
     assert lines, f"{doc} has no <!-- real-words --> line"
     vocab = corpus_words()
     expected = []
