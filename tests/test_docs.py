@@ -293,3 +293,24 @@ def test_v1_docs_quote_the_bigram_floor(name):
         f"v1_bigram/{name}: the train counts score {cross_entropy:.4f} on the val pairs")
     assert quotes_count(text, left_out), f"v1_bigram/{name}: {left_out} val pairs are left out"
     assert quotes_count(text, total), f"v1_bigram/{name}: there are {total:,} val pairs"
+
+
+def seed_range(version, dataset):
+    vals = [float(v) for v in sweep(dataset)[version].values()]
+    return max(vals) - min(vals)
+
+
+def test_the_docs_quote_the_seed_ranges_they_state():
+    """The widest ten-seed range (README, reference/README.md), the narrowest (reference), and v6's
+    own, against which its doc resolves the ablation rows."""
+    ranges = {(v, d): seed_range(v, d) for v in VERSIONS for d in ("tinyplays", "tinyshakespeare")}
+    widest, narrowest = max(ranges.values()), min(ranges.values())
+    for doc in ("README.md", "README.zh-CN.md", "reference/README.md"):
+        assert f"{widest:.3f}" in (ROOT / doc).read_text(encoding="utf-8"), (
+            f"{doc} should give the widest ten-seed range, {widest:.3f}")
+    assert f"{narrowest:.3f}" in (ROOT / "reference/README.md").read_text(encoding="utf-8")
+    for name in ("README.md", "README.zh-CN.md"):
+        text = doc_text("v6_block", name)
+        for dataset in ("tinyplays", "tinyshakespeare"):
+            assert f"{ranges['v6_block', dataset]:.3f}" in text, (
+                f"v6_block/{name}: v6's ten-seed range on {dataset}")

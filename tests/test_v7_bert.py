@@ -111,6 +111,31 @@ def test_chunked_feed_forward_matches_hf_and_unchunked():
     assert_close(chunked, ours(x, mask)[0])
 
 
+def saved_for_backward_bytes(layer, x):
+    """Bytes of the activations autograd saves when the FFN runs on x (the weights left out)."""
+    weights = {w.data_ptr() for w in layer.parameters()}
+    saved = {}
+
+    def pack(t):
+        if t.data_ptr() not in weights:
+            saved[(t.data_ptr(), tuple(t.shape))] = t.numel() * t.element_size()
+        return t
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        v7.apply_chunking_to_forward(layer.feed_forward_chunk, layer.chunk_size_feed_forward,
+                                     layer.seq_len_dim, x)
+    return sum(saved.values())
+
+
+def test_chunking_saves_nothing_for_the_backward_pass():
+    """The v7 doc's claim: in training, autograd keeps every chunk's intermediates, so chunked and
+    unchunked save the same bytes (v7_bert_layer/README.md, 'Chunked feed-forward')."""
+    x = torch.randn(B, 2 * T, C, requires_grad=True)
+    whole, chunked = (v7.BertLayer(configs(chunk_size_feed_forward=n)[0]) for n in (0, 2))
+    full = saved_for_backward_bytes(whole, x)
+    assert full > B * 2 * T * I * 4, "the FFN saves at least its (B, T, I) intermediate"
+    assert saved_for_backward_bytes(chunked, x) == full
+
+
 @torch.no_grad()
 def test_decoder_with_causal_mask_and_cross_attention():
     ours, theirs = layer_pair(is_decoder=True, add_cross_attention=True)
