@@ -206,9 +206,13 @@ def test_the_seed_sweep_is_whole_and_contains_the_reference_runs():
 SEED_DOCS = ["reference/README.md"]
 
 
+def sweep_losses(dataset, version):
+    return [float(v) for v in sweep(dataset)[version].values()]
+
+
 def spread(dataset, version):
     """min, mean, max of version's final val loss over the seed sweep, as the docs write them."""
-    vals = [float(v) for v in sweep(dataset)[version].values()]
+    vals = sweep_losses(dataset, version)
     return [f"{x:.4f}" for x in (min(vals), statistics.mean(vals), max(vals))]
 
 
@@ -296,7 +300,7 @@ def test_v1_docs_quote_the_bigram_floor(name):
 
 
 def seed_range(version, dataset):
-    vals = [float(v) for v in sweep(dataset)[version].values()]
+    vals = sweep_losses(dataset, version)
     return max(vals) - min(vals)
 
 

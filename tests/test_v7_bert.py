@@ -111,29 +111,15 @@ def test_chunked_feed_forward_matches_hf_and_unchunked():
     assert_close(chunked, ours(x, mask)[0])
 
 
-def saved_for_backward_bytes(layer, x):
-    """Bytes of the activations autograd saves when the FFN runs on x (the weights left out)."""
-    weights = {w.data_ptr() for w in layer.parameters()}
-    saved = {}
-
-    def pack(t):
-        if t.data_ptr() not in weights:
-            saved[(t.data_ptr(), tuple(t.shape))] = t.numel() * t.element_size()
-        return t
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        v7.apply_chunking_to_forward(layer.feed_forward_chunk, layer.chunk_size_feed_forward,
-                                     layer.seq_len_dim, x)
-    return sum(saved.values())
-
-
 def test_chunking_saves_nothing_for_the_backward_pass():
     """The v7 doc's claim: in training, autograd keeps every chunk's intermediates, so chunked and
     unchunked save the same bytes (v7_bert_layer/README.md, 'Chunked feed-forward')."""
     x = torch.randn(B, 2 * T, C, requires_grad=True)
     whole, chunked = (v7.BertLayer(configs(chunk_size_feed_forward=n)[0]) for n in (0, 2))
-    full = saved_for_backward_bytes(whole, x)
+    saved_bytes = load_tool("bench_bert").saved_for_backward_bytes  # what the doc's figure uses
+    full = saved_bytes(v7, whole, x)
     assert full > B * 2 * T * I * 4, "the FFN saves at least its (B, T, I) intermediate"
-    assert saved_for_backward_bytes(chunked, x) == full
+    assert saved_bytes(v7, chunked, x) == full
 
 
 @torch.no_grad()
@@ -458,6 +444,7 @@ def test_v7_flags_in_help_and_a_real_process(tmp_path, tiny_corpus, capsys):
 
 @pytest.mark.parametrize("flags,message", [
     (["--chunk", "300"], "--chunk (300) must divide --long-seq (4096)"),
+    (["--train-chunk", "100"], "--train-chunk (100) must divide --train-seq (512)"),
     (["--repeats", "0"], "--repeats: must be positive, got 0"),
     (["--warmup", "-1"], "--warmup must be 0 or more"),
     (["--only", "speed"], "invalid choice: 'speed'"),

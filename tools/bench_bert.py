@@ -1,7 +1,7 @@
 """v7's BertLayer against transformers' at BERT-base size: forward time, and the memory that \
 chunking saves, and does not save in training.
 
-    python tools/bench_bert.py                      # both figures, BERT-base size, CPU, fp32
+    python tools/bench_bert.py                      # all three, BERT-base size, CPU, fp32
     python tools/bench_bert.py --repeats 5          # a quicker, noisier look
 
 (1) Forward time: one BertLayer (hidden 768, 12 heads, intermediate 3072), batch 8, seq 128, eval
@@ -180,26 +180,34 @@ def chunked_memory(args):
     print(f"    max |chunked - unchunked| = {diff:.1e}")
 
 
+def saved_for_backward_bytes(v7, layer, x):
+    """Bytes of the activations autograd saves when layer's FFN runs on x, chunked as layer is
+    configured (the weights left out, x counted)."""
+    weights = {w.data_ptr() for w in layer.parameters()}
+    saved = {}
+
+    def pack(t):
+        if t.data_ptr() not in weights:
+            saved[(t.data_ptr(), tuple(t.shape))] = t.numel() * t.element_size()
+        return t
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        v7.apply_chunking_to_forward(layer.feed_forward_chunk, layer.chunk_size_feed_forward,
+                                     layer.seq_len_dim, x)
+    return sum(saved.values())
+
+
 def saved_for_backward(args):
     """(3) In training, autograd keeps what each chunk needs for the backward pass: the bytes the
-    FFN saves, with and without chunks (weights left out, the FFN's input counted)."""
+    FFN saves, with and without chunks."""
     v7 = load_v7()
     print(f"(3) Chunked feed-forward in training, batch 1, seq {args.train_seq}, hidden 768, "
           f"intermediate 3072, fp32: activations autograd saves for the backward pass")
     for chunk in (0, args.train_chunk):
         torch.manual_seed(0)
         layer = v7.BertLayer(v7.BertConfig(chunk_size_feed_forward=chunk))
-        weights = {w.data_ptr() for w in layer.parameters()}
-        saved = {}
-
-        def pack(t):
-            if t.data_ptr() not in weights:
-                saved[(t.data_ptr(), tuple(t.shape))] = t.numel() * t.element_size()
-            return t
         x = torch.randn(1, args.train_seq, 768, requires_grad=True)
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            v7.apply_chunking_to_forward(layer.feed_forward_chunk, chunk, 1, x)
-        print(f"    chunk {chunk:>4}: {sum(saved.values()) / MiB:6.1f} MiB saved for backward")
+        print(f"    chunk {chunk:>4}: {saved_for_backward_bytes(v7, layer, x) / MiB:6.1f} MiB "
+              "saved for backward")
     print("    chunking saves memory in training only together with recomputation")
 
 
@@ -249,6 +257,9 @@ def main(argv=None):
     if args.long_seq % args.chunk:
         p.error(f"--chunk ({args.chunk}) must divide --long-seq ({args.long_seq}), "
                 "as apply_chunking_to_forward requires")
+    if args.train_seq % args.train_chunk:
+        p.error(f"--train-chunk ({args.train_chunk}) must divide --train-seq ({args.train_seq}), "
+                "as apply_chunking_to_forward requires")
     try:
         import transformers
     except ImportError:
@@ -262,9 +273,6 @@ def main(argv=None):
                     "run it on Linux, or pass --only time")
         chunked_memory(args)
     if args.only in (None, "training"):
-        if args.train_seq % args.train_chunk:
-            p.error(f"--train-chunk ({args.train_chunk}) must divide --train-seq "
-                    f"({args.train_seq}), as apply_chunking_to_forward requires")
         saved_for_backward(args)
     return 0
 
