@@ -10,8 +10,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # the ladder, in order
-VERSIONS = ["v1_bigram", "v4_multihead", "v5_ffn", "v6_block", "v7_bert_layer"]
+VERSIONS = ["v1_bigram", "v4_multihead", "v5_ffn", "v6_block", "v7_bert_layer", "v8_bert_mlm"]
 ATTENTION_VERSIONS = VERSIONS[1:]  # the ones with n_embd / n_head / a context window
+# the ones that predict the next character and write text left to right; v8 fills in blanks
+CAUSAL_VERSIONS = VERSIONS[:-1]
 
 
 @functools.cache

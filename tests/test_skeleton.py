@@ -13,10 +13,12 @@ from conftest import ROOT, VERSIONS, load
 FENCE = "# " + "=" * 26 + " plumbing below: the same in every version; you may stop reading here"
 LESSON = ["hyperparameters", "data", "model", "training", "generation"]  # `# ---- name` sections
 MAY_DIFFER = {"docstring", "imports", "hyperparameters", "model"}
+# v8 changes what the model learns from and what it is for: the batches it sees and what it writes
+MAY_DIFFER_TOO = {"v8_bert_mlm": {"data", "generation"}}
 MARKER = re.compile(r"^# -+ ([a-z ]+)$")
 # (lesson, whole file) in lines: the lecture's bigram.py is 122 lines, its gpt.py 225
 BUDGET = {"v1_bigram": (130, 285), "v4_multihead": (175, 330), "v5_ffn": (190, 345),
-          "v6_block": (230, 385), "v7_bert_layer": (470, 625)}
+          "v6_block": (230, 385), "v7_bert_layer": (470, 625), "v8_bert_mlm": (520, 675)}
 PLUMBING_BUDGET = 155
 # changed lines that `diff -u` prints against the version before (v7 rebuilds HF's BertLayer)
 MAX_CHANGED_LINES = {"v4_multihead": 120, "v5_ffn": 30, "v6_block": 75, "v7_bert_layer": 377}
@@ -73,7 +75,7 @@ def test_every_lesson_has_the_same_sections_in_order(version):
 @pytest.mark.parametrize("older,newer", list(zip(VERSIONS, VERSIONS[1:])))
 def test_only_docstring_imports_hyperparameters_and_model_change(older, newer):
     a, b = sections(older), sections(newer)
-    for name in a.keys() - MAY_DIFFER:
+    for name in a.keys() - MAY_DIFFER - MAY_DIFFER_TOO.get(newer, set()):
         diff = "\n".join(difflib.unified_diff(a[name], b[name], older, newer, lineterm=""))
         assert a[name] == b[name], f"section {name!r} differs between {older} and {newer}:\n{diff}"
 

@@ -395,11 +395,12 @@ def train(model, splits, args, log):
         log.step(step, loss)  # the progress bar; stops the run if the loss is not a number
 
 # ------------------------------------------------------------------ generation
-def sample(model, chars, prompt, n_chars, device):
-    """The prompt (default: the first character of the vocabulary) and n_chars sampled after it."""
-    context = torch.tensor([encode(prompt or chars[0], chars)], dtype=torch.long, device=device)
+def sample(model, chars, args):
+    """The prompt (default: the first character of the vocabulary) and sample_chars after it."""
+    prompt = encode(args.prompt or chars[0], chars)
+    context = torch.tensor([prompt], dtype=torch.long, device=args.device)  # (1, T)
     model.eval()
-    return decode(model.generate(context, max_new_tokens=n_chars)[0].tolist(), chars)
+    return decode(model.generate(context, max_new_tokens=args.sample_chars)[0].tolist(), chars)
 
 # ========================== plumbing below: the same in every version; you may stop reading here
 # The command line, input checks, device choice, checkpoints, metrics.csv, progress bar and plot.
@@ -524,7 +525,7 @@ def main(argv=None):
         if unknown:  # checked before training, not after
             raise UserError(f"the prompt has characters the model never saw: {unknown!r}")
         if args.generate:
-            print(sample(model, chars, args.prompt, args.sample_chars, args.device))
+            print(sample(model, chars, args))
             return 0
         n_params = sum(p.numel() for p in model.parameters())
         print(f"{VERSION} | {n_params:,} parameters | vocabulary {len(chars)} | on {args.device}")
@@ -543,7 +544,7 @@ def main(argv=None):
         log.plot(args.out / "loss.png")
         if not log.rows or log.rows[-1][0] < args.max_iters:  # interrupted
             return 130
-        text = sample(model, chars, args.prompt, args.sample_chars, args.device)
+        text = sample(model, chars, args)
         (args.out / "sample.txt").write_text(text, encoding="utf-8")
         print(f"{text}\n{VERSION} done:", "step %d | train %.4f | val %.4f | %.1f s" % log.rows[-1])
         return 0
