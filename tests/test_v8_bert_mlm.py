@@ -1,0 +1,242 @@
+"""v8_bert_mlm: attention in both directions, BERT's masking recipe, the loss on chosen positions
+only, the masked-LM head against transformers' BertForMaskedLM in both directions, --fill and its
+bad input, and the reference sample."""
+import argparse
+import ast
+import re
+
+import pytest
+import torch
+from torch.nn import functional as F
+
+from conftest import ROOT, load, tiny_args
+from test_bad_input import assert_one_line_error
+
+transformers = pytest.importorskip("transformers")
+
+v8 = load("v8_bert_mlm")
+V, T, C, NH, I = 23, 9, 12, 3, 37  # vocabulary, positions, width, heads, FFN width: all different
+SAMPLE = ROOT / "reference" / "tinyplays" / "samples" / "v8_bert_mlm.txt"
+
+
+def small_model(**kw):
+    torch.manual_seed(0)
+    return v8.LanguageModel(V, block_size=T, n_embd=C, n_head=NH, n_layer=2, intermediate_size=I,
+                            **kw).eval()
+
+
+def randomized(model):
+    """Every parameter drawn again, biases and LayerNorms included: no default can hide a bug."""
+    torch.manual_seed(1)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.randn_like(p) * 0.5)
+    return model
+
+
+def to_hf(key):
+    """Our state-dict key -> BertForMaskedLM's: the model's body sits under `bert.`."""
+    return key if key.startswith("cls.") else "bert." + key
+
+
+def hf_model():
+    config = transformers.BertConfig(vocab_size=V, hidden_size=C, num_hidden_layers=2,
+                                     num_attention_heads=NH, intermediate_size=I,
+                                     max_position_embeddings=T, type_vocab_size=1,
+                                     attn_implementation="eager")
+    return transformers.BertForMaskedLM(config).eval()
+
+
+def test_a_later_token_changes_earlier_logits():
+    """The opposite of v1-v7's causality test: every position reads every other."""
+    model = randomized(small_model())
+    idx = torch.randint(V, (2, T))
+    base, _ = model(idx)
+    for t in range(T):
+        changed = idx.clone()
+        changed[:, t] = (changed[:, t] + 1) % V
+        logits, _ = model(changed)
+        for s in range(T):
+            assert not torch.allclose(logits[:, s], base[:, s]), f"{s} does not see {t}"
+
+
+def test_the_head_is_tied_to_the_word_embeddings():
+    model = small_model()
+    head = model.cls.predictions
+    assert head.decoder.weight is model.embeddings.word_embeddings.weight
+    assert head.decoder.bias is head.bias
+    # counted once: embeddings (V + T + 1 types) x C + 2C, layers, transform C*C + C + 2C, bias V
+    layer = 4 * (C * C + C) + 2 * C + (C * I + I) + (I * C + C) + 2 * C
+    expected = (V + T + 1) * C + 2 * C + 2 * layer + C * C + 3 * C + V
+    assert sum(p.numel() for p in model.parameters()) == expected
+
+
+def test_an_untrained_model_starts_near_uniform():
+    """BERT's N(0, 0.02) init: the first loss is near ln(V), where PyTorch's N(0, 1) embeddings
+    (tied to the decoder) start it near 17."""
+    model = small_model()
+    idx = torch.randint(1, V, (4, T))
+    _, loss = model(idx, idx)
+    assert abs(loss.item() - torch.log(torch.tensor(float(V))).item()) < 0.1
+
+
+def test_the_loss_is_computed_on_the_chosen_positions_only():
+    model = randomized(small_model())
+    x = torch.randint(V, (3, T))
+    y = torch.full((3, T), -100)
+    y[0, 2], y[1, 5], y[2, 0] = 4, 7, 1
+    logits, loss = model(x, y)
+    chosen = y != -100
+    torch.testing.assert_close(loss, F.cross_entropy(logits[chosen], y[chosen]))
+
+
+def test_bert_masking_proportions():
+    """round(0.15 * T) positions chosen in every window (at least one); of those about 80% become
+    the mask token, 10% a random character, 10% stay; no other position changes."""
+    data = torch.randint(1, V, (5000,))
+    for block_size, k in ((20, 3), (8, 1), (32, 5), (4, 1)):
+        args = argparse.Namespace(block_size=block_size, batch_size=4000, mask_prob=0.15,
+                                  device="cpu")
+        x, y = v8.get_batch(data, args, torch.Generator().manual_seed(0))
+        chosen = y != -100
+        assert (chosen.sum(1) == k).all()
+        assert not (x[~chosen] == 0).any(), "only a chosen position may become the mask token"
+        original = y[chosen]
+        masked = (x[chosen] == 0).float().mean().item()
+        kept = (x[chosen] == original).float().mean().item()
+        # a random character equals the original 1 time in V - 1 here
+        assert abs(masked - 0.8) < 0.02, masked
+        assert abs(kept - (0.1 + 0.1 / (V - 1))) < 0.015, kept
+        # the same windows drawn again, unmasked: the targets are their characters, and every
+        # position not chosen is left as it was
+        ix = torch.randint(len(data) - block_size, (4000,),
+                           generator=torch.Generator().manual_seed(0))
+        windows = data[ix[:, None] + torch.arange(block_size)]
+        assert torch.equal(y[chosen], windows[chosen]) and torch.equal(x[~chosen], windows[~chosen])
+
+
+def test_every_estimate_scores_the_same_masks():
+    """estimate_loss seeds its generator afresh: two estimates see the same batches and masks."""
+    model = small_model()
+    data = torch.randint(1, V, (3000,))
+    args = argparse.Namespace(block_size=T, batch_size=8, mask_prob=0.15, device="cpu",
+                              eval_iters=5, seed=3)
+    first = v8.estimate_loss(model, {"val": data}, args)
+    assert v8.estimate_loss(model, {"val": data}, args) == first
+    args.seed = 4
+    assert v8.estimate_loss(model, {"val": data}, args) != first
+
+
+@pytest.mark.parametrize("direction", ["ours into theirs", "theirs into ours"])
+def test_state_dict_and_logits_match_bert_for_masked_lm(direction):
+    ours, theirs = small_model(), hf_model()
+    if direction == "ours into theirs":
+        state = {to_hf(k): v for k, v in randomized(ours).state_dict().items()}
+        theirs.load_state_dict(state, strict=True)
+    else:
+        randomized(theirs)
+        theirs_state = theirs.state_dict()
+        ours.load_state_dict({k: theirs_state[to_hf(k)] for k in ours.state_dict()}, strict=True)
+        assert {to_hf(k) for k in ours.state_dict()} == set(theirs_state)
+    # tied after loading too: one tensor for embeddings and decoder, one for the two biases
+    assert ours.cls.predictions.decoder.weight is ours.embeddings.word_embeddings.weight
+    idx = torch.randint(V, (3, T))
+    with torch.no_grad():
+        torch.testing.assert_close(ours(idx)[0], theirs(idx).logits, rtol=0, atol=1e-5)
+
+
+def test_token_types_match_transformers_embeddings():
+    from transformers.models.bert import modeling_bert as hf
+    config = transformers.BertConfig(vocab_size=V, hidden_size=C, max_position_embeddings=T,
+                                     type_vocab_size=2)
+    theirs = randomized(hf.BertEmbeddings(config).eval())
+    ours = v8.BertEmbeddings(v8.BertConfig(vocab_size=V, hidden_size=C,
+                                           max_position_embeddings=T, type_vocab_size=2)).eval()
+    ours.load_state_dict(theirs.state_dict(), strict=True)
+    idx, types = torch.randint(V, (2, T)), torch.randint(2, (2, T))
+    with torch.no_grad():
+        torch.testing.assert_close(ours(idx, types), theirs(idx, types), rtol=0, atol=1e-6)
+        torch.testing.assert_close(ours(idx), theirs(idx), rtol=0, atol=1e-6)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A v8 run of 30 steps on the tiny corpus, and its run folder."""
+    corpus = tmp_path_factory.mktemp("corpus") / "tiny.txt"
+    corpus.write_text((ROOT / "data" / "tinyplays.txt").read_text(encoding="utf-8")[:20_000],
+                      encoding="utf-8")
+    out = tmp_path_factory.mktemp("v8run")
+    assert v8.main([str(a) for a in tiny_args(corpus, out, "--sample-chars", 64)]) == 0
+    return corpus, out
+
+
+def test_the_sample_shows_a_val_passage_original_masked_and_filled(trained, capsys):
+    corpus, out = trained
+    sample = (out / "sample.txt").read_text(encoding="utf-8")
+    original, masked, filled = check_sample(sample)
+    chars, splits = v8.read_data(corpus)
+    assert original == v8.decode(splits["val"][:64].tolist(), chars)  # 2 windows of 32
+
+
+def check_sample(sample):
+    """(original, masked, filled) of a v8 sample, after checking that they agree."""
+    head, _, rest = sample.partition("original:\n")
+    original, _, rest = rest.partition("\n\nmasked:\n")
+    masked, _, rest = rest.partition("\n\nfilled (")
+    count, _, filled = rest.partition("):\n")
+    assert head == "" and len(original) == len(masked) == len(filled) > 0
+    blanks = [i for i, ch in enumerate(masked) if ch == "_"]
+    assert blanks and "_" not in original and "_" not in filled
+    assert all(m == o for m, o in zip(masked, original) if m != "_")
+    assert all(f == o for f, o, m in zip(filled, original, masked) if m != "_")
+    right = sum(filled[i] == original[i] for i in blanks)
+    assert count == f"{right} of {len(blanks)} blanks right"
+    return original, masked, filled
+
+
+def test_the_reference_sample_is_a_val_passage_filled():
+    original, masked, _ = check_sample(SAMPLE.read_bytes().decode("utf-8"))
+    chars, splits = v8.read_data(ROOT / "data" / "tinyplays.txt")
+    assert original == v8.decode(splits["val"][:len(original)].tolist(), chars)
+    assert abs(masked.count("_") / len(masked) - 5 / 32) < 1e-9  # 5 in each 32-character window
+
+
+def test_fill_prints_the_text_and_three_guesses_per_blank(trained, run):
+    _, out = trained
+    text = "Th_ k_ng"
+    code, stdout, _ = run("v8_bert_mlm", ["--generate", "--out", out, "--fill", text])
+    assert code == 0
+    lines = stdout.rstrip("\n").split("\n")
+    filled, guesses = lines[0], lines[1:]
+    assert len(filled) == len(text) and "_" not in filled
+    assert [f for f, t in zip(filled, text) if t != "_"] == [t for t in text if t != "_"]
+    assert [g.split(":")[0] for g in guesses] == ["blank at  2", "blank at  5"]
+    for line, at in zip(guesses, (2, 5)):
+        found = re.findall(r"""('.'|"'"|'\\\w') (\d\.\d{3})""", line)  # 'e' 0.412, "'" or '\n'
+        guessed, probs = [ast.literal_eval(g) for g, _ in found], [float(p) for _, p in found]
+        assert len(probs) == 3 and probs == sorted(probs, reverse=True) and sum(probs) <= 1
+        assert guessed[0] == filled[at], "the top guess is the one filled in"
+    assert run("v8_bert_mlm", ["--generate", "--out", out, "--fill", text])[1] == stdout
+
+
+@pytest.mark.parametrize("fill,message", [
+    ("The king", "--fill has no blank"),
+    ("Th_ k\u00e9ng", "--fill has characters the model never saw"),
+    ("A_" * 20, "--fill has 40 characters; the model sees at most 32"),
+])
+def test_bad_fill_text_is_refused(trained, run, fill, message):
+    _, out = trained
+    assert_one_line_error(run("v8_bert_mlm", ["--generate", "--out", out, "--fill", fill]), message)
+
+
+def test_a_prompt_is_refused_with_a_pointer_to_fill(trained, run):
+    _, out = trained
+    assert_one_line_error(run("v8_bert_mlm", ["--generate", "--out", out, "--prompt", "The"]),
+                          "use --fill")
+
+
+def test_a_text_with_the_blank_character_is_refused(run, tmp_path):
+    corpus = tmp_path / "snake_case.txt"
+    corpus.write_text("some_name = other_name\n" * 200, encoding="utf-8")
+    assert_one_line_error(run("v8_bert_mlm", tiny_args(corpus, tmp_path / "out")), "contains '_'")
+    assert not (tmp_path / "out" / "metrics.csv").exists()
