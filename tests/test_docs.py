@@ -38,7 +38,8 @@ import statistics
 import pytest
 import torch
 
-from conftest import ROOT, VERSIONS, load, marked_line, n_params, reference_results
+from conftest import (CAUSAL_VERSIONS, ROOT, VERSIONS, load, marked_line, n_params,
+                      reference_results)
 
 DOCS = [(v, name) for v in VERSIONS for name in ("README.md", "README.zh-CN.md")]
 PREVIOUS = dict(zip(VERSIONS[1:], VERSIONS))
@@ -308,10 +309,14 @@ def test_the_docs_quote_the_seed_ranges_they_state():
     """The widest ten-seed range (README, reference/README.md), the narrowest (reference), and v6's
     own, against which its doc resolves the ablation rows."""
     ranges = {(v, d): seed_range(v, d) for v in VERSIONS for d in ("tinyplays", "tinyshakespeare")}
-    widest, narrowest = max(ranges.values()), min(ranges.values())
+    # v8's masked-LM loss is a different measure: its widest range is quoted on its own
+    widest = max(r for (v, _), r in ranges.items() if v in CAUSAL_VERSIONS)
+    widest_v8 = max(r for (v, _), r in ranges.items() if v not in CAUSAL_VERSIONS)
+    narrowest = min(ranges.values())
     for doc in ("README.md", "README.zh-CN.md", "reference/README.md"):
-        assert f"{widest:.3f}" in (ROOT / doc).read_text(encoding="utf-8"), (
-            f"{doc} should give the widest ten-seed range, {widest:.3f}")
+        text = (ROOT / doc).read_text(encoding="utf-8")
+        for name, value in (("widest ten-seed range of v1-v7", widest), ("v8's", widest_v8)):
+            assert f"{value:.3f}" in text, f"{doc} should give the {name}, {value:.3f}"
     assert f"{narrowest:.3f}" in (ROOT / "reference/README.md").read_text(encoding="utf-8")
     for name in ("README.md", "README.zh-CN.md"):
         text = doc_text("v6_block", name)

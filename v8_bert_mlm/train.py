@@ -142,8 +142,8 @@ class BertEmbeddings(nn.Module):
         positions = torch.arange(P, P + T, device=input_ids.device)  # (T,)
         if token_type_ids is None:
             token_type_ids = torch.zeros_like(input_ids)  # (B, T): all type 0
-        x = self.word_embeddings(input_ids) + self.position_embeddings(positions)  # (B, T, C)
-        x = x + self.token_type_embeddings(token_type_ids)  # (B, T, C)
+        x = self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)
+        x = x + self.position_embeddings(positions)  # (B, T, C): HF's order, to the last bit
         return self.dropout(self.LayerNorm(x))  # (B, T, C)
 
 class BertSelfAttention(nn.Module):
