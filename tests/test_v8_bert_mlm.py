@@ -240,3 +240,8 @@ def test_a_text_with_the_blank_character_is_refused(run, tmp_path):
     corpus.write_text("some_name = other_name\n" * 200, encoding="utf-8")
     assert_one_line_error(run("v8_bert_mlm", tiny_args(corpus, tmp_path / "out")), "contains '_'")
     assert not (tmp_path / "out" / "metrics.csv").exists()
+
+
+def test_a_mask_share_above_one_is_refused(run, tiny_corpus, tmp_path):
+    code, out, err = run("v8_bert_mlm", tiny_args(tiny_corpus, tmp_path, "--mask-prob", 1.5))
+    assert_one_line_error((code, out, err), "--mask-prob", "at most 1")

@@ -61,6 +61,8 @@ def decode(ids, chars):
 def choose_positions(shape, args, generator):
     """(B, T) True at round(mask_prob * T) random positions of each window, at least one (BERT's
     data script rounds the same way; 8 characters give 1, 32 give 5)."""
+    if args.mask_prob > 1:
+        raise UserError(f"--mask-prob is a share of the positions: at most 1, got {args.mask_prob}")
     k = max(1, round(args.mask_prob * shape[1]))
     picks = torch.rand(shape, generator=generator).topk(k, dim=1).indices  # (B, k)
     return torch.zeros(shape, dtype=torch.bool).scatter_(1, picks, True)  # (B, T)
