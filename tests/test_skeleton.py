@@ -22,7 +22,7 @@ BUDGET = {"v1_bigram": (130, 285), "v4_multihead": (175, 330), "v5_ffn": (190, 3
 PLUMBING_BUDGET = 155
 # changed lines that `diff -u` prints against the version before (v7 rebuilds HF's BertLayer)
 MAX_CHANGED_LINES = {"v4_multihead": 120, "v5_ffn": 30, "v6_block": 75, "v7_bert_layer": 377,
-                     "v8_bert_mlm": 211}
+                     "v8_bert_mlm": 214}
 
 
 def lines(version):

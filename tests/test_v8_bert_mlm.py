@@ -245,3 +245,13 @@ def test_a_text_with_the_blank_character_is_refused(run, tmp_path):
 def test_a_mask_share_above_one_is_refused(run, tiny_corpus, tmp_path):
     code, out, err = run("v8_bert_mlm", tiny_args(tiny_corpus, tmp_path, "--mask-prob", 1.5))
     assert_one_line_error((code, out, err), "--mask-prob", "at most 1")
+
+
+def test_the_val_passage_needs_the_text_the_model_learned(trained, run, tmp_path):
+    _, out = trained
+    missing = ["--generate", "--out", out, "--data", tmp_path / "missing.txt"]
+    assert_one_line_error(run("v8_bert_mlm", missing), "cannot read", "--data")
+    other = tmp_path / "other.txt"
+    other.write_text("a different text, with other characters: XYZ 123\n" * 50, encoding="utf-8")
+    wrong = ["--generate", "--out", out, "--data", other]
+    assert_one_line_error(run("v8_bert_mlm", wrong), "not the text the model learned")

@@ -475,7 +475,10 @@ def sample(model, chars, args):
             guesses = (f"{chars[i]!r} {p:.3f}" for i, p in zip(top_i[0, t], top_p[0, t].tolist()))
             lines.append(f"blank at {t:2d}: " + "  ".join(guesses))
         return "\n".join(lines)
-    text_chars, splits = read_data(args.data)
+    try:  # the val text: the one the model learned
+        text_chars, splits = read_data(args.data)
+    except (OSError, UnicodeDecodeError) as e:
+        raise UserError(f"cannot read {args.data} as UTF-8 text ({e}): pass --data PATH")
     if text_chars != chars:
         raise UserError(f"{args.data} is not the text the model learned: pass that one as --data")
     T = model.block_size
