@@ -2,8 +2,8 @@
 committed results."""
 import csv
 import functools
-import importlib.util
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,21 +16,26 @@ ATTENTION_VERSIONS = VERSIONS[1:]  # the ones with n_embd / n_head / a context w
 CAUSAL_VERSIONS = VERSIONS[:-1]
 
 
-@functools.cache
-def load(version):
-    """The module v*/train.py, imported without running it (its main() sits under
-    __name__ == '__main__')."""
-    spec = importlib.util.spec_from_file_location(f"{version}_train", ROOT / version / "train.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(ROOT / "tools"))  # as when a tool runs: it imports its siblings
+from versions import import_path, load_train  # noqa: E402
+
+# the module v*/train.py, imported without running it, once per test session
+load = functools.cache(load_train)
 
 
 def load_tool(name):
-    """The module tools/<name>.py, imported by path (the repo has no packages)."""
-    spec = importlib.util.spec_from_file_location(f"tool_{name}", ROOT / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    """The module tools/<name>.py, imported afresh."""
+    return import_path(ROOT / "tools" / f"{name}.py", f"tool_{name}")
+
+
+def randomize(module, scale=0.5):
+    """Every parameter of module drawn again from N(0, scale^2), biases and LayerNorms included, so
+    that no default (zeros, ones) can hide a misplaced tensor. Returns module."""
+    import torch
+
+    with torch.no_grad():
+        for p in module.parameters():
+            p.copy_(torch.randn_like(p) * scale)
     return module
 
 

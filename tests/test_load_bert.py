@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from conftest import load_tool
+from conftest import load_tool, randomize
 from test_bad_input import assert_one_line_error
 
 transformers = pytest.importorskip("transformers")
@@ -27,10 +27,7 @@ WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "cat", "dog",
 def checkpoint(folder, cls=transformers.BertModel):
     """save_pretrained of a small BERT whose every weight, LayerNorms and biases too, is random."""
     torch.manual_seed(0)
-    model = cls(transformers.BertConfig(**SIZES))
-    with torch.no_grad():
-        for p in model.parameters():
-            p.copy_(torch.randn_like(p) * 0.5)
+    model = randomize(cls(transformers.BertConfig(**SIZES)))
     model.save_pretrained(folder)
     assert (folder / "model.safetensors").is_file() and (folder / "config.json").is_file()
     return folder

@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
-from conftest import ROOT, load, load_tool, n_params, tiny_args
+from conftest import ROOT, load, load_tool, n_params, randomize, tiny_args
 from test_bad_input import assert_one_line_error
 
 transformers = pytest.importorskip("transformers")
@@ -34,10 +34,7 @@ def layer_pair(**kw):
     eval mode."""
     ours_cfg, hf_cfg = configs(**kw)
     torch.manual_seed(0)
-    theirs = hf.BertLayer(hf_cfg, layer_idx=0).eval()
-    with torch.no_grad():
-        for p in theirs.parameters():
-            p.copy_(torch.randn_like(p) * 0.5)
+    theirs = randomize(hf.BertLayer(hf_cfg, layer_idx=0).eval())
     ours = v7.BertLayer(ours_cfg).eval()
     ours.load_state_dict(theirs.state_dict(), strict=True)
     return ours, theirs

@@ -22,7 +22,6 @@ chunking saves, and does not save in training.
     pass, counted with torch.autograd.graph.saved_tensors_hooks, unchunked and with --train-chunk.
 """
 import argparse
-import importlib.util
 import json
 import os
 import statistics
@@ -34,16 +33,10 @@ from pathlib import Path
 
 import torch
 
+from versions import load_train
+
 ROOT = Path(__file__).resolve().parent.parent
 MiB = 2**20
-
-
-def load_v7():
-    """v7_bert_layer/train.py, imported by path (importing it runs nothing)."""
-    spec = importlib.util.spec_from_file_location("v7_train", ROOT / "v7_bert_layer" / "train.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def base_layers(attn_implementation):
@@ -51,7 +44,7 @@ def base_layers(attn_implementation):
     import transformers
     from transformers.models.bert.modeling_bert import BertLayer as HFBertLayer
 
-    v7 = load_v7()
+    v7 = load_train("v7_bert_layer")
     torch.manual_seed(0)
     theirs = HFBertLayer(transformers.BertConfig(attn_implementation=attn_implementation)).eval()
     with torch.no_grad():
@@ -106,7 +99,7 @@ def memory_kib(field):
 def memory_child(chunk, seq, out_path):
     """Runs in its own process: the FFN at one chunk size; prints the figures as JSON, saves the
     output."""
-    v7 = load_v7()
+    v7 = load_train("v7_bert_layer")
     torch.manual_seed(0)
     layer = v7.BertLayer(v7.BertConfig(chunk_size_feed_forward=chunk)).eval()
     x = torch.randn(1, seq, 768)
@@ -199,7 +192,7 @@ def saved_for_backward_bytes(v7, layer, x):
 def saved_for_backward(args):
     """(3) In training, autograd keeps what each chunk needs for the backward pass: the bytes the
     FFN saves, with and without chunks."""
-    v7 = load_v7()
+    v7 = load_train("v7_bert_layer")
     print(f"(3) Chunked feed-forward in training, batch 1, seq {args.train_seq}, hidden 768, "
           f"intermediate 3072, fp32: activations autograd saves for the backward pass")
     for chunk in (0, args.train_chunk):

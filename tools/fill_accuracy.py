@@ -14,33 +14,26 @@ It prints the share guessed right (the top guess) and the mean cross-entropy of 
 It also prints v8's masked-LM accuracy on the batches and masks of its val_loss estimate.
 """
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 
 import torch
 from torch.nn import functional as F
 
+from versions import load_train
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def load_module(version):
-    """vX/train.py, imported by path (importing it runs nothing)."""
-    spec = importlib.util.spec_from_file_location(f"{version}_train", ROOT / version / "train.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def load_model(module, folder):
-    """(model in eval mode, its vocabulary, its hyperparameters) from folder/ckpt.pt."""
-    path = folder / "ckpt.pt"
-    if not path.is_file():
-        raise SystemExit(f"error: no checkpoint at {path}: train first, or pass its --out folder")
-    ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    model = module.LanguageModel(len(ckpt["chars"]), **ckpt["model_args"])
-    model.load_state_dict(ckpt["state_dict"])
-    return model.eval(), ckpt["chars"], ckpt["hyperparameters"]
+    """(model in eval mode, its vocabulary, its hyperparameters) from folder/ckpt.pt, loaded and
+    checked by the version's own load_checkpoint: a run of another version is refused."""
+    try:
+        model, chars = module.load_checkpoint(argparse.Namespace(out=folder, device="cpu"))
+    except module.UserError as e:
+        raise SystemExit(f"error: {e}") from None
+    ckpt = torch.load(folder / "ckpt.pt", map_location="cpu", weights_only=True)
+    return model.eval(), chars, ckpt["hyperparameters"]
 
 
 @torch.no_grad()
@@ -62,7 +55,7 @@ def score(model, windows, at, targets, mask_id=None, batch=2048):
 
 def compare(v7_dir, v8_dir, data):
     """{row name: (accuracy, cross-entropy)} over every val position all three rows can score."""
-    m7, m8 = load_module("v7_bert_layer"), load_module("v8_bert_mlm")
+    m7, m8 = load_train("v7_bert_layer"), load_train("v8_bert_mlm")
     model7, chars7, hp7 = load_model(m7, v7_dir)
     model8, chars8, hp8 = load_model(m8, v8_dir)
     if chars8 != "_" + chars7:

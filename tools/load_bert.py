@@ -31,6 +31,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from versions import load_train
+
 ROOT = Path(__file__).resolve().parent.parent
 SET_ASIDE = ("pooler.", "cls.")  # BertModel's pooler, BertForMaskedLM's head: not in our classes
 BUFFERS = ("embeddings.position_ids", "embeddings.token_type_ids")  # saved by older transformers
@@ -44,14 +46,6 @@ class LoadError(Exception):
 
 class UsageError(LoadError):
     """Bad flags: the same, with a pointer to --help."""
-
-
-def load_v8():
-    """v8_bert_mlm/train.py, imported by path (importing it runs nothing)."""
-    spec = importlib.util.spec_from_file_location("v8_train", ROOT / "v8_bert_mlm" / "train.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class Encoder(nn.Module):
@@ -100,7 +94,7 @@ def load(folder):
     """(our Encoder in eval mode, config.json's dict, {set-aside key: tensor})."""
     from safetensors.torch import load_file
 
-    config, v8 = read_config(folder), load_v8()
+    config, v8 = read_config(folder), load_train("v8_bert_mlm")
     fields = {f.name for f in dataclasses.fields(v8.BertConfig)}
     # the fields v8 knows; not dropout (eval mode turns it off), nor chunking (memory only)
     kw = {k: v for k, v in config.items()

@@ -13,7 +13,6 @@
 The ladder's loss curves come from tools/plot_losses.py over reference/ (see the README).
 """
 import argparse
-import importlib.util
 import sys
 import tempfile
 from argparse import Namespace
@@ -21,15 +20,10 @@ from pathlib import Path
 
 import torch
 
+from versions import load_train
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "figures"
-
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def pyplot():
@@ -105,7 +99,7 @@ def attention_v7(v7, ckpt_path, out):
 
 
 def ffn_memory_vs_chunk(out, seq=4096):
-    bench = load(ROOT / "tools" / "bench_bert.py", "bench_bert")
+    import bench_bert as bench  # a sibling tool: tools/ is on sys.path
     chunks = [0, 2048, 1024, 512, 256, 128, 64]
     mib = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -144,7 +138,7 @@ def main(argv=None):
         2, f"error: {message}: see python tools/make_figures.py --help\n")
     args = p.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
-    v7 = load(ROOT / "v7_bert_layer" / "train.py", "v7_train")
+    v7 = load_train("v7_bert_layer")
     jobs = {
         "gelu": lambda: relu_vs_gelu(v7, OUT / "relu_vs_gelu.png"),
         "attention": lambda: attention_v7(v7, args.ckpt, OUT / "attention_v7.png"),
