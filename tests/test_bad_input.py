@@ -1,12 +1,14 @@
 """Bad input: one line on stderr that says what is wrong and what to do, a non-zero exit, no
 traceback, and nothing already written is touched."""
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
 
-from conftest import ATTENTION_VERSIONS, ROOT, VERSIONS, load, tiny_args
+from conftest import ATTENTION_VERSIONS, ROOT, VERSIONS, folder_bytes, load, tiny_args
 
 
 def assert_one_line_error(result, *fragments):
@@ -38,6 +40,11 @@ BAD_FLAGS = [
     ("--seed", "-1", "--seed must be 0 or more, got -1"),
     ("--seed", str(2**64), f"--seed must be below {2**63 - 1}, got {2**64}"),
     ("--lr", "nan", "must be positive"),
+    ("--lr", "-1e-3", "must be positive, got -0.001"),  # argparse alone reads -1e-3 as a flag
+    ("--lr", "-.5", "must be positive, got -0.5"),
+    ("--seed", "-7", "must be 0 or more, got -7"),
+    ("--threads", "0", "must be positive"),
+    ("--threads", "100000", "is more than the"),
 ]
 
 
@@ -84,7 +91,7 @@ def test_dropout_outside_its_range(version, value, message, run, tiny_corpus, tm
 def test_bad_data_files(version, run, tmp_path):
     out = tmp_path / "out"
     cases = [
-        (tmp_path / "missing.txt", ("cannot read", "No such file", "--data")),
+        (tmp_path / "missing.txt", ("missing.txt does not exist", "--data PATH")),
         (data_file(tmp_path, "empty.txt", ""), ("too short for a block", "--block-size")),
         (data_file(tmp_path, "short.txt", "abcdefghijklmnopqrst"),
          ("too short for a block", "--block-size")),
@@ -165,7 +172,7 @@ def test_the_command_line_prints_one_line_and_exits_non_zero(tmp_path):
                                "--out", str(tmp_path / "out")],
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 2
-        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: cannot read")
+        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: --data ")
         assert proc.stdout == ""
 
 
@@ -180,3 +187,36 @@ def test_importing_a_train_script_does_no_work(tmp_path):
                           cwd=tmp_path, timeout=120)
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_data_that_is_not_a_regular_file(version, run, tmp_path):
+    """A folder or a device: refused by name, before anything reads it (/dev/zero never ends)."""
+    for path in (tmp_path, Path("/dev/zero"), Path("/dev/null")):
+        assert_one_line_error(run(version, tiny_args(path, tmp_path / "out")),
+                              f"--data {path} is not a regular file", "--data PATH")
+    assert not (tmp_path / "out").exists()
+
+
+def test_data_that_is_a_fifo_does_not_hang(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # nothing ever writes to it: reading it would wait forever
+    proc = subprocess.run([sys.executable, str(ROOT / "v4_multihead" / "train.py"),
+                           *tiny_args(fifo, tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr == (
+        f"error: --data {fifo} is not a regular file: pass --data PATH to a text file\n")
+
+
+TOO_BIG = [(v, ["--batch-size", 10**12]) for v in VERSIONS] + [
+    (v, ["--eval-iters", 10**12]) for v in VERSIONS] + [
+    (v, ["--n-embd", 10**11, "--n-head", 1]) for v in ATTENTION_VERSIONS]  # v1: no width
+
+
+@pytest.mark.parametrize("version,flags", TOO_BIG)
+def test_sizes_that_cannot_fit_in_memory(version, flags, run, tiny_corpus, tmp_path):
+    assert run(version, tiny_args(tiny_corpus, tmp_path))[0] == 0
+    before = folder_bytes(tmp_path)
+    assert_one_line_error(run(version, tiny_args(tiny_corpus, tmp_path, *flags)),
+                          "do not fit in memory", "--batch-size")
+    assert folder_bytes(tmp_path) == before

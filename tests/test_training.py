@@ -5,7 +5,7 @@ import csv
 import pytest
 import torch
 
-from conftest import CAUSAL_VERSIONS, VERSIONS, load, tiny_args
+from conftest import CAUSAL_VERSIONS, VERSIONS, folder_bytes, load, tiny_args
 
 
 def read_metrics(out):
@@ -33,7 +33,8 @@ def test_a_run_writes_its_files_and_the_loss_falls(version, run, tiny_corpus, tm
     assert ckpt["version"] == version and ckpt["step"] == 30
     # the summary line quotes the final val loss
     assert f"val {float(rows[-1][2]):.4f}" in stdout.splitlines()[-1]
-    assert not list(tmp_path.glob("*.tmp")), "the atomic checkpoint write left a temporary file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(load(version).RUN_FILES), (
+        "a finished run folder holds the run's files and nothing else (no .partial)")
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -61,8 +62,10 @@ def test_generate_from_checkpoint(version, run, tiny_corpus, tmp_path):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_a_nan_loss_stops_the_run_and_keeps_the_metrics(version, run, tiny_corpus, tmp_path,
-                                                        monkeypatch):
+def test_a_nan_loss_stops_the_run_and_leaves_the_folder_as_it_was(version, run, tiny_corpus,
+                                                                  tmp_path, monkeypatch):
+    assert run(version, tiny_args(tiny_corpus, tmp_path / "old"))[0] == 0
+    before = folder_bytes(tmp_path / "old")
     mod = load(version)
     forward, calls = mod.LanguageModel.forward, {"train": 0}
 
@@ -75,11 +78,14 @@ def test_a_nan_loss_stops_the_run_and_keeps_the_metrics(version, run, tiny_corpu
         return logits, loss
 
     monkeypatch.setattr(mod.LanguageModel, "forward", poisoned)
-    code, _, err = run(version, tiny_args(tiny_corpus, tmp_path))
-    assert code != 0
-    assert (err.count("\n") == 1 and err.startswith("error: the loss became nan at step 12")
-            and "--lr" in err)
-    assert [r[0] for r in read_metrics(tmp_path)] == ["step", "0", "10"]
+    for out in (tmp_path / "old", tmp_path / "new"):
+        calls["train"] = 0
+        code, _, err = run(version, tiny_args(tiny_corpus, out))
+        assert code == 2
+        assert (err.count("\n") == 1 and err.startswith("error: the loss became nan at step 12")
+                and "--lr" in err)
+    assert folder_bytes(tmp_path / "old") == before, "a failed run must not touch the old run"
+    assert not (tmp_path / "new").exists(), "a failed run into a new folder leaves no folder"
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -106,7 +112,7 @@ def test_ctrl_c_saves_what_was_trained(version, run, tiny_corpus, tmp_path, monk
 def test_ctrl_c_while_generating_stops_without_a_traceback(version, run, tiny_corpus, tmp_path,
                                                            monkeypatch):
     assert run(version, tiny_args(tiny_corpus, tmp_path))[0] == 0
-    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    before = folder_bytes(tmp_path)
     mod = load(version)
 
     def interrupted(*args, **kwargs):
@@ -114,9 +120,8 @@ def test_ctrl_c_while_generating_stops_without_a_traceback(version, run, tiny_co
 
     monkeypatch.setattr(mod, "sample", interrupted)
     code, out, err = run(version, ["--generate", "--out", tmp_path])
-    assert (code == 130 and out == ""
-            and err == "\ninterrupted: stopped before writing anything more\n")
-    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert code == 130 and out == "" and err == "\ninterrupted: nothing written\n"
+    assert folder_bytes(tmp_path) == before
 
 
 def test_v6_ablation_flags_run(run, tiny_corpus, tmp_path):

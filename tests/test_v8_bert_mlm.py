@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from conftest import ROOT, load, load_tool, randomize, tiny_args
+from conftest import ROOT, folder_bytes, load, load_tool, randomize, tiny_args
 from test_bad_input import assert_one_line_error
 
 transformers = pytest.importorskip("transformers")
@@ -236,15 +236,39 @@ def test_a_text_with_the_blank_character_is_refused(run, tmp_path):
     assert not (tmp_path / "out" / "metrics.csv").exists()
 
 
-def test_a_mask_share_above_one_is_refused(run, tiny_corpus, tmp_path):
-    code, out, err = run("v8_bert_mlm", tiny_args(tiny_corpus, tmp_path, "--mask-prob", 1.5))
-    assert_one_line_error((code, out, err), "--mask-prob", "at most 1")
+@pytest.mark.parametrize("flags,message", [
+    (["--mask-prob", 1.5], "--mask-prob is a share of the positions: at most 1"),
+    (["--fill", "The king"], "--fill has no blank"),
+    (["--fill", "A_" * 20], "--fill has 40 characters"),
+    (["--prompt", "The"], "use --fill"),
+])
+def test_bad_flags_are_refused_before_training_and_leave_the_old_run(flags, message, trained, run,
+                                                                      tmp_path, monkeypatch):
+    corpus, old = trained
+    before = folder_bytes(old)
+    monkeypatch.setattr(v8, "train", lambda *args: pytest.fail("it trained first"))
+    assert_one_line_error(run("v8_bert_mlm", tiny_args(corpus, old, *flags)), message)
+    assert folder_bytes(old) == before
+    assert_one_line_error(run("v8_bert_mlm", tiny_args(corpus, tmp_path / "new", *flags)), message)
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("sample_chars,windows", [(0, 1), (5, 1), (64, 2), (10**6, 62)])
+def test_the_val_passage_is_whole_windows_however_long_the_text(trained, run, sample_chars,
+                                                                 windows):
+    """At least one window, at most what the val text holds: 2,000 characters, 62 windows."""
+    corpus, out = trained
+    code, stdout, _ = run("v8_bert_mlm", ["--generate", "--out", out, "--data", corpus,
+                                          "--sample-chars", sample_chars])
+    assert code == 0
+    original, masked, filled = check_sample(stdout.rstrip("\n"))
+    assert len(original) == windows * 32
 
 
 def test_the_val_passage_needs_the_text_the_model_learned(trained, run, tmp_path):
     _, out = trained
     missing = ["--generate", "--out", out, "--data", tmp_path / "missing.txt"]
-    assert_one_line_error(run("v8_bert_mlm", missing), "cannot read", "--data")
+    assert_one_line_error(run("v8_bert_mlm", missing), "missing.txt does not exist", "--data")
     other = tmp_path / "other.txt"
     other.write_text("a different text, with other characters: XYZ 123\n" * 50, encoding="utf-8")
     wrong = ["--generate", "--out", out, "--data", other]

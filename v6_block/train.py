@@ -5,6 +5,9 @@ Generate:  python v6_block/train.py --generate --prompt "MARGERY:"
 Compare:   diff -u v5_ffn/train.py v6_block/train.py
 Ablate:    --no-residual, --no-layernorm, --ffn-mult 1 (the lecture's steps in between)
 """
+import signal  # first: a Ctrl-C while the libraries below load stops the script at once
+if __name__ == "__main__":  # (from main() on, the plumbing answers it)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 import argparse  # argparse, sys, time, pathlib, matplotlib and tqdm serve the plumbing at the end
 import sys
 import time
@@ -212,13 +215,16 @@ def sample(model, chars, args):
     return decode(model.generate(context, max_new_tokens=args.sample_chars)[0].tolist(), chars)
 
 # ========================== plumbing below: the same in every version; you may stop reading here
-# The command line, input checks, device choice, checkpoints, metrics.csv, progress bar and plot.
-# As in nanoGPT, every global above that is a number, a switch or a name is a hyperparameter:
+# The command line, input checks, device choice, run folder, checkpoints, metrics.csv, progress
+# bar, plot and signals. As in nanoGPT, every global above that is a number, a switch or a name is
+# a hyperparameter:
+import hashlib, os, re, shutil  # the plumbing's own imports; the others are at the top
 HYPERPARAMETERS = [name for name, value in globals().items()
                    if isinstance(value, (int, float, str)) and not name.startswith("_")]
 ZERO_OK = ["seed", "dropout", "chunk_size_ff", "sample_chars"]  # numbers that may be 0; others > 0
 VERSION = Path(__file__).resolve().parent.name  # "v1_bigram": names the run folder and checkpoint
 ROOT = Path(__file__).resolve().parent.parent
+RUN_FILES = ["ckpt.pt", "metrics.csv", "loss.png", "sample.txt"]  # a run folder holds these
 
 class UserError(Exception):
     """Bad input: main() prints it as one line and exits with status 2."""
@@ -227,34 +233,49 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message):  # as argparse's docs allow: one line instead of a usage block
         raise UserError(f"{message}: see {self.prog} --help")
 
+def path(text):  # --data and --out: "" would mean the current folder
+    if not text.strip():
+        raise ValueError(text)
+    return Path(text)
+
 def parse_args(argv):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for i in reversed(range(1, len(argv))):  # "--lr -1e-3": argparse would take -1e-3 for a flag
+        if argv[i - 1][:2] == "--" and "=" not in argv[i - 1] and re.match(r"-[\d.]", argv[i]):
+            argv[i - 1:i + 1] = [f"{argv[i - 1]}={argv[i]}"]
     p = ArgumentParser(prog=f"python {VERSION}/train.py", description=__doc__.splitlines()[0],
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--data", type=Path, default=ROOT / "data" / "tinyplays.txt", help="UTF-8 text")
+    p.add_argument("--data", type=path, default=ROOT / "data" / "tinyplays.txt", help="UTF-8 text")
     for name in HYPERPARAMETERS:
         flag, default = "--" + name.replace("_", "-"), globals()[name]
         if isinstance(default, bool):  # a switch, on by default: --no-residual turns it off
             p.add_argument("--no-" + flag[2:], dest=name, action="store_false", help=f"{name} off")
         else:
             p.add_argument(flag, type=type(default), default=default, help="see train.py's top")
-    p.add_argument("--threads", type=int, default=1,
-                   help="CPU threads; at 1 a seed gives the same figures on any number of cores")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "mps"],
                    help="auto: cuda if there is one, else mps, else cpu")
-    p.add_argument("--out", type=Path, default=ROOT / "runs" / VERSION, help="the run's folder")
+    p.add_argument("--threads", type=int, default=1,
+                   help="CPU threads; at 1 a seed gives the same figures on any number of cores")
+    p.add_argument("--out", type=path, default=ROOT / "runs" / VERSION, help="the run's folder")
     p.add_argument("--sample-chars", type=int, default=500, help="characters to generate")
     p.add_argument("--generate", action="store_true", help="no training: generate from --out")
     p.add_argument("--prompt", default="", help="text to continue; %(default)r: a newline")
     return p.parse_args(argv)
 
 def check_args(args):
-    """Refuse a number out of its range, or a device that is not there; return the device."""
+    """Refuse a number out of its range, a --data that is not a file, or a device that is not
+    there; return the device."""
     for name, value in vars(args).items():
         if type(value) in (int, float) and not (value > 0 or name in ZERO_OK and value == 0):
             rule = "0 or more" if name in ZERO_OK else "positive"
             raise UserError(f"--{name.replace('_', '-')} must be {rule}, got {value}")
     if args.seed >= 2**63 - 1:  # torch's largest seed; the estimates use seed + 1
         raise UserError(f"--seed must be below {2**63 - 1}, got {args.seed}")
+    if args.threads > (os.cpu_count() or 1):
+        raise UserError(f"--threads {args.threads} is more than the {os.cpu_count()} CPUs here")
+    if not args.data.is_file():  # a folder, a FIFO or /dev/zero would hang or fill the memory
+        what = "is not a regular file" if args.data.exists() else "does not exist"
+        raise UserError(f"--data {args.data} {what}: pass --data PATH to a text file")
     cuda, mps = torch.cuda.is_available(), torch.backends.mps.is_available()
     device = {"auto": "cuda" if cuda else "mps" if mps else "cpu"}.get(args.device, args.device)
     if device == "cuda" and not cuda or device == "mps" and not mps:
@@ -276,25 +297,45 @@ def load_checkpoint(args):
         raise UserError(f"{path} was written by {ckpt['version']}, not {VERSION}: use its train.py")
     return model.to(args.device), ckpt["chars"]
 
-class Log:
-    """The progress bar, and for every loss estimate a line on screen and a row in metrics.csv."""
+class Run:
+    """The run folder, metrics.csv, progress bar and signals. The run is written to out/.partial
+    and moved into place at the end: --out holds one whole run, or stays as it was."""
 
     def __init__(self, args):
+        self.out, self.tmp, self.made = args.out, args.out / ".partial", not args.out.exists()
+        if args.out.is_dir() and any(args.out.iterdir()) and not self.tmp.exists():
+            try:  # a folder with files in it must hold a run of this version
+                owner = "a %s run" % torch.load(args.out / "ckpt.pt", weights_only=True)["version"]
+            except Exception:
+                owner = "files but no ckpt.pt that loads"
+            if owner != f"a {VERSION} run":
+                raise UserError(f"{args.out} holds {owner}, not a {VERSION} run: change --out")
         try:
-            args.out.mkdir(parents=True, exist_ok=True)
+            self.tmp.mkdir(parents=True)  # one run at a time: mkdir fails if the folder is there
+        except FileExistsError:
+            raise UserError(f"another run is writing to {self.out} (if none is, it was killed: "
+                            f"delete {self.tmp})")
         except OSError as e:
-            raise UserError(f"cannot create the run folder {args.out} ({e.strerror}): change --out")
-        self.path, self.rows, self.steps = args.out / "metrics.csv", [], 0
+            raise UserError(f"cannot create the run folder {self.out} ({e.strerror}): change --out")
+        self.rows, self.steps, self.got, self.hold = [], 0, None, False
         self.bar = tqdm(total=args.max_iters, desc=VERSION, unit="step", disable=None)  # None: tty
+        self.before = {s: signal.signal(s, self) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def __call__(self, signum, frame):  # Ctrl-C or SIGTERM: the first stops the training
+        self.got = self.got or signum
+        if not self.hold:  # later ones, or any once the last step is done, wait for the save
+            self.hold = True
+            raise KeyboardInterrupt
 
     def start(self):  # after the optimizer is built: its first build imports for about 2 s
-        self.path.write_text("step,train_loss,val_loss,elapsed_s\n")
+        (self.tmp / "metrics.csv").write_text("step,train_loss,val_loss,elapsed_s\n")
         self.start_time = time.time()
 
     def evaluation(self, step, losses):
         self.rows.append((step, losses["train"], losses["val"], time.time() - self.start_time))
-        with open(self.path, "a") as f:  # each row is on disk at once: a crash or Ctrl-C keeps it
+        with open(self.tmp / "metrics.csv", "a") as f:  # each row is on disk at once
             f.write("%d,%.6f,%.6f,%.2f\n" % self.rows[-1])
+        self.hold = self.hold or step == self.bar.total  # the last: from now on the run is saved
         self.bar.write("step %5d/%d | train %.4f | val %.4f | %6.1f s"
                        % (step, self.bar.total, *self.rows[-1][1:]))
 
@@ -312,7 +353,24 @@ class Log:
         ax.legend(["train", "val"])
         ax.figure.savefig(path, dpi=100)
 
+    def commit(self):  # each file replaces its namesake; an old one this run did not write goes
+        for name in RUN_FILES:
+            if (self.tmp / name).exists():
+                os.replace(self.tmp / name, self.out / name)
+            else:
+                (self.out / name).unlink(missing_ok=True)
+
+    def close(self):
+        self.bar.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.made and not any(self.out.iterdir()):
+            self.out.rmdir()
+        for s, handler in self.before.items():
+            signal.signal(s, handler)
+
 def main(argv=None):
+    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot show a character: \xe9
+        sys.stdout.reconfigure(errors="backslashreplace")
     try:
         args = parse_args(argv)
         args.device = check_args(args)
@@ -323,7 +381,7 @@ def main(argv=None):
         else:
             try:
                 chars, splits = read_data(args.data)
-            except (OSError, UnicodeDecodeError) as e:  # missing, unreadable, or not UTF-8
+            except (OSError, UnicodeDecodeError) as e:  # unreadable, or not UTF-8
                 raise UserError(f"cannot read {args.data} as UTF-8 text ({e}): pass --data PATH")
             if min(len(split) for split in splits.values()) <= args.block_size:  # block_size + 1
                 raise UserError(f"{args.data} is too short for a block in each split: use a longer "
@@ -339,33 +397,52 @@ def main(argv=None):
         if args.generate:
             print(sample(model, chars, args))
             return 0
+        # a sample of 0 characters checks the prompt (v8: --fill) now, not after the training
+        sample(model.to(args.device), chars, argparse.Namespace(**vars(args) | {"sample_chars": 0}))
         n_params = sum(p.numel() for p in model.parameters())
         print(f"{VERSION} | {n_params:,} parameters | vocabulary {len(chars)} | on {args.device}")
-        log = Log(args)
+        log = Run(args)
         try:
-            train(model.to(args.device), splits, args, log)
-        except KeyboardInterrupt:
-            print(f"\ninterrupted at step {log.steps}: saving to {args.out}", file=sys.stderr)
-        finally:
-            log.bar.close()
-        torch.save({"version": VERSION, "step": log.steps, "n_params": n_params, "chars": chars,
+            try:
+                train(model, splits, args, log)
+            except KeyboardInterrupt:
+                how = "terminated" if log.got == signal.SIGTERM else "interrupted"
+                saving = f"saving to {args.out}" if log.steps else f"{args.out} stays as it was"
+                print(f"\n{how} at step {log.steps}: {saving}", file=sys.stderr)
+                if not log.steps:
+                    return 128 + (log.got or signal.SIGINT)
+            ckpt = {"version": VERSION, "step": log.steps, "n_params": n_params, "chars": chars,
                     "model_args": {name: getattr(args, name) for name in MODEL_ARGS},
                     "hyperparameters": {name: getattr(args, name) for name in HYPERPARAMETERS},
-                    "state_dict": model.state_dict()}, args.out / "ckpt.tmp")
-        (args.out / "ckpt.tmp").replace(args.out / "ckpt.pt")  # the checkpoint, never half written
-        log.plot(args.out / "loss.png")
-        if not log.rows or log.rows[-1][0] < args.max_iters:  # interrupted
-            return 130
-        text = sample(model, chars, args)
-        (args.out / "sample.txt").write_text(text, encoding="utf-8")
-        print(f"{text}\n{VERSION} done:", "step %d | train %.4f | val %.4f | %.1f s" % log.rows[-1])
-        return 0
+                    "data": str(args.data), "threads": args.threads,  # what else sets the run
+                    "data_sha256": hashlib.sha256(args.data.read_bytes()).hexdigest()}
+            torch.save({**ckpt, "state_dict": model.state_dict()}, log.tmp / "ckpt.pt")
+            log.plot(log.tmp / "loss.png")
+            finished = log.rows[-1][0] == args.max_iters
+            if finished:
+                text = sample(model, chars, args)
+                (log.tmp / "sample.txt").write_text(text, encoding="utf-8")
+            log.commit()
+        except OSError as e:  # a full disk, a folder made read-only: the old run stays as it was
+            raise UserError(f"cannot write the run to {args.out} ({e.strerror}): change --out")
+        finally:
+            log.close()
+        if finished:
+            print(text)
+            print(f"{VERSION} done: step %d | train %.4f | val %.4f | %.1f s" % log.rows[-1])
+        return 128 + (log.got or signal.SIGINT) if log.got or not finished else 0
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # outside training, which saves its own work: loading or generating
-        print("\ninterrupted: stopped before writing anything more", file=sys.stderr)
+    except KeyboardInterrupt:  # before the first training step, or while generating
+        print("\ninterrupted: nothing written", file=sys.stderr)
         return 130
+    except (MemoryError, RuntimeError) as e:  # "can't allocate memory", or a device's "out of"
+        if isinstance(e, RuntimeError) and "alloc" not in str(e) and "out of memory" not in str(e):
+            raise
+        print("error: these sizes do not fit in memory: lower --batch-size, --block-size, "
+              "--eval-iters or the model's sizes", file=sys.stderr)
+        return 2
 
 if __name__ == "__main__":
     sys.exit(main())
