@@ -16,10 +16,12 @@ MAY_DIFFER = {"docstring", "imports", "hyperparameters", "model"}
 # v8 changes what the model learns from and what it is for: the batches it sees and what it writes
 MAY_DIFFER_TOO = {"v8_bert_mlm": {"data", "generation"}}
 MARKER = re.compile(r"^# -+ ([a-z ]+)$")
-# (lesson, whole file) in lines: the lecture's bigram.py is 122 lines, its gpt.py 225
-BUDGET = {"v1_bigram": (130, 285), "v4_multihead": (175, 330), "v5_ffn": (190, 345),
-          "v6_block": (230, 385), "v7_bert_layer": (470, 625), "v8_bert_mlm": (520, 675)}
-PLUMBING_BUDGET = 155
+# the lesson in lines: the lecture's bigram.py is 122 lines, its gpt.py 225
+LESSON_BUDGET = {"v1_bigram": 130, "v4_multihead": 175, "v5_ffn": 190, "v6_block": 230,
+                 "v7_bert_layer": 470, "v8_bert_mlm": 520}
+# Was 155. The run folder (written aside, locked, moved into place), the signals (SIGTERM, a
+# signal during the save), --threads and the input checks a learner's first runs hit cost ~80.
+PLUMBING_BUDGET = 235
 # changed lines that `diff -u` prints against the version before (v7 rebuilds HF's BertLayer)
 MAX_CHANGED_LINES = {"v4_multihead": 120, "v5_ffn": 30, "v6_block": 75, "v7_bert_layer": 377,
                      "v8_bert_mlm": 214}
@@ -63,9 +65,8 @@ def test_the_plumbing_is_byte_identical_in_every_version():
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_the_lesson_and_the_file_keep_their_budgets(version):
-    lesson_budget, whole_budget = BUDGET[version]
-    assert len(split(version)[0]) <= lesson_budget
-    assert len(lines(version)) <= whole_budget
+    assert len(split(version)[0]) <= LESSON_BUDGET[version]
+    assert len(lines(version)) <= LESSON_BUDGET[version] + PLUMBING_BUDGET
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -102,7 +103,8 @@ def test_no_line_is_longer_than_100_characters():
 
 def test_train_scripts_are_self_contained():
     """No version imports from another folder of the repository."""
-    allowed = {"argparse", "dataclasses", "sys", "time", "pathlib", "torch", "tqdm", "matplotlib"}
+    allowed = {"argparse", "dataclasses", "hashlib", "os", "pathlib", "re", "shutil", "signal",
+               "sys", "time", "torch", "tqdm", "matplotlib"}
     for version in VERSIONS:
         tree = ast.parse("\n".join(lines(version)))
         imported = {n.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)

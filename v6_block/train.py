@@ -401,36 +401,38 @@ def main(argv=None):
         sample(model.to(args.device), chars, argparse.Namespace(**vars(args) | {"sample_chars": 0}))
         n_params = sum(p.numel() for p in model.parameters())
         print(f"{VERSION} | {n_params:,} parameters | vocabulary {len(chars)} | on {args.device}")
-        log = Run(args)
+        run = Run(args)  # the log train() writes to
         try:
             try:
-                train(model, splits, args, log)
+                train(model, splits, args, run)
             except KeyboardInterrupt:
-                how = "terminated" if log.got == signal.SIGTERM else "interrupted"
-                saving = f"saving to {args.out}" if log.steps else f"{args.out} stays as it was"
-                print(f"\n{how} at step {log.steps}: {saving}", file=sys.stderr)
-                if not log.steps:
-                    return 128 + (log.got or signal.SIGINT)
-            ckpt = {"version": VERSION, "step": log.steps, "n_params": n_params, "chars": chars,
+                how = "terminated" if run.got == signal.SIGTERM else "interrupted"
+                saving = f"saving to {args.out}" if run.steps else f"{args.out} stays as it was"
+                print(f"\n{how} at step {run.steps}: {saving}", file=sys.stderr)
+                if not run.steps:
+                    return 128 + (run.got or signal.SIGINT)
+            ckpt = {"version": VERSION, "step": run.steps, "n_params": n_params, "chars": chars,
                     "model_args": {name: getattr(args, name) for name in MODEL_ARGS},
                     "hyperparameters": {name: getattr(args, name) for name in HYPERPARAMETERS},
                     "data": str(args.data), "threads": args.threads,  # what else sets the run
                     "data_sha256": hashlib.sha256(args.data.read_bytes()).hexdigest()}
-            torch.save({**ckpt, "state_dict": model.state_dict()}, log.tmp / "ckpt.pt")
-            log.plot(log.tmp / "loss.png")
-            finished = log.rows[-1][0] == args.max_iters
+            torch.save({**ckpt, "state_dict": model.state_dict()}, run.tmp / "ckpt.pt")
+            run.plot(run.tmp / "loss.png")
+            finished = run.rows[-1][0] == args.max_iters
             if finished:
                 text = sample(model, chars, args)
-                (log.tmp / "sample.txt").write_text(text, encoding="utf-8")
-            log.commit()
+                (run.tmp / "sample.txt").write_text(text, encoding="utf-8")
+            run.commit()
         except OSError as e:  # a full disk, a folder made read-only: the old run stays as it was
             raise UserError(f"cannot write the run to {args.out} ({e.strerror}): change --out")
         finally:
-            log.close()
+            run.close()
         if finished:
             print(text)
-            print(f"{VERSION} done: step %d | train %.4f | val %.4f | %.1f s" % log.rows[-1])
-        return 128 + (log.got or signal.SIGINT) if log.got or not finished else 0
+            print(f"{VERSION} done: step %d | train %.4f | val %.4f | %.1f s" % run.rows[-1])
+        if run.got or not finished:  # stopped by a signal, or by a KeyboardInterrupt
+            return 128 + (run.got or signal.SIGINT)
+        return 0
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
