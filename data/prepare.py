@@ -6,10 +6,10 @@
 The file is checked against a known sha256 before it is put in place, and it is never
 committed (data/tinyshakespeare.txt is git-ignored). Every model in this repository trains
 on data/tinyplays.txt by default; this file is only for comparing with the lecture.
-Stdlib only; every failure prints one line starting with "error: " and exits with 1.
+Standard library only. Every failure is one line on stderr, "error: what went wrong: what to
+do", and exit status 2, as in the tools; Ctrl-C is one line and 130.
 """
 
-import argparse
 import hashlib
 import http.client
 import os
@@ -18,20 +18,16 @@ import tempfile
 import urllib.error
 import urllib.request
 
-URL = "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
-SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
-SIZE = 1_115_394
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))  # the tools' command line
+from cli import ArgumentParser, UserError, check_output, command, one_line  # noqa: E402
+from versions import TINY_SHAKESPEARE_SHA256 as SHA256  # noqa: E402
+
+URL = "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
+SIZE = 1_115_394
 OUT = os.path.join(HERE, "tinyshakespeare.txt")
 CHUNK = 1 << 16
-
-
-class Failure(Exception):
-    """A failure with a message for the user; main() prints it as one line."""
-
-
-def one_line(x):
-    return " ".join(str(x).split())
+MAX_TIMEOUT = 86_400  # a day; far above it, the socket's timeout overflows
 
 
 def sha256_of(path):
@@ -50,9 +46,9 @@ def download(url, out, sha256, timeout):
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".%s." % os.path.basename(out),
                                    suffix=".part")
     except OSError as e:
-        raise Failure("cannot write to %s (%s): check that the folder exists and is "
-                      "writable, or choose another place with --out"
-                      % (folder, one_line(e.strerror or e)))
+        raise UserError("cannot write to %s (%s): check that the folder exists and is "
+                        "writable, or choose another place with --out"
+                        % (folder, one_line(e.strerror or e)))
     try:
         h, size = hashlib.sha256(), 0
         try:
@@ -62,71 +58,75 @@ def download(url, out, sha256, timeout):
                     h.update(block)
                     size += len(block)
         except urllib.error.HTTPError as e:
-            raise Failure("could not download %s (HTTP %d %s): check the URL, %s"
-                          % (url, e.code, one_line(e.reason), by_hand))
+            raise UserError("could not download %s (HTTP %d %s): check the URL, %s"
+                            % (url, e.code, one_line(e.reason), by_hand))
         except ValueError as e:
-            raise Failure("cannot download %s (%s): check --url" % (url, one_line(e)))
+            raise UserError("cannot download %s (%s): check --url" % (url, one_line(e)))
         except (TimeoutError, ConnectionError, urllib.error.URLError,
                 http.client.HTTPException) as e:
             reason = e.reason if isinstance(e, urllib.error.URLError) else e
             if isinstance(reason, TimeoutError):
                 reason = "no answer within %g s" % timeout
-            raise Failure("could not download %s (%s): check your network connection, %s"
-                          % (url, one_line(reason) or type(reason).__name__, by_hand))
+            raise UserError("could not download %s (%s): check your network connection, %s"
+                            % (url, one_line(reason) or type(reason).__name__, by_hand))
         except OSError as e:
             # the network errors are caught above, so this is the disk (full, read-only)
-            raise Failure("cannot write to %s (%s): check the free space and that the "
-                          "folder is writable, or choose another place with --out"
-                          % (folder, one_line(e.strerror or e)))
+            raise UserError("cannot write to %s (%s): check the free space and that the "
+                            "folder is writable, or choose another place with --out"
+                            % (folder, one_line(e.strerror or e)))
         got = h.hexdigest()
         if got != sha256:
             expected = ("sha256 %s (%d bytes)" % (sha256, SIZE) if sha256 == SHA256
                         else "sha256 %s" % sha256)
             kept = ("%s was left unchanged" % out if os.path.exists(out)
                     else "nothing was written")
-            raise Failure("checksum mismatch for %s: expected %s, got %s (%d bytes); the "
-                          "download was discarded and %s: check --url, %s"
-                          % (url, expected, got, size, kept, by_hand))
+            raise UserError("checksum mismatch for %s: expected %s, got %s (%d bytes); the "
+                            "download was discarded and %s: check --url, %s"
+                            % (url, expected, got, size, kept, by_hand))
         try:
             os.replace(tmp, out)
         except OSError as e:
-            raise Failure("cannot write %s (%s): check that it is writable, or choose "
-                          "another place with --out" % (out, one_line(e.strerror or e)))
+            raise UserError("cannot write %s (%s): check that it is writable, or choose "
+                            "another place with --out" % (out, one_line(e.strerror or e)))
         return size, got
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
 
 
+@command
 def main(argv=None):
-    ap = argparse.ArgumentParser(description="Download tiny shakespeare and check its sha256.")
+    ap = ArgumentParser(__file__, __doc__)
     ap.add_argument("--url", default=URL, help="where to download from (default: %(default)s)")
     ap.add_argument("--out", default=OUT, help="where to save it (default: %(default)s)")
     ap.add_argument("--sha256", default=SHA256,
                     help="expected sha256 of the file (default: the known tiny shakespeare)")
     ap.add_argument("--timeout", type=float, default=30.0,
                     help="seconds to wait for the server (default: %(default)s)")
-    ap.error = lambda message: ap.exit(2, f"error: {message}: see python data/prepare.py --help\n")  # one line, no usage block
     args = ap.parse_args(argv)
+    # checked before the network or the disk is touched, so that neither gets the blame
+    if not 0 < args.timeout <= MAX_TIMEOUT:  # nan fails too
+        raise UserError("--timeout must be a number of seconds above 0 and at most %d, got %s: "
+                        "pass, for example, --timeout 30" % (MAX_TIMEOUT, args.timeout))
     sha256 = args.sha256.lower()
+    if len(sha256) != 64 or set(sha256) - set("0123456789abcdef"):
+        raise UserError("--sha256 must be 64 hexadecimal digits, got %r: leave it out for tiny "
+                        "shakespeare's" % args.sha256)
+    check_output(args.out, "--out")  # a FIFO is refused here, unopened: reading it would hang
     try:
         if os.path.exists(args.out):
             try:
                 have = sha256_of(args.out)
             except OSError as e:
-                raise Failure("cannot read %s (%s): remove it or choose another place with "
-                              "--out" % (args.out, one_line(e.strerror or e)))
+                raise UserError("cannot read %s (%s): remove it or choose another place with "
+                                "--out" % (args.out, one_line(e.strerror or e)))
             if have == sha256:
                 print("%s is already there (%d bytes, sha256 %s); nothing to do"
                       % (args.out, os.path.getsize(args.out), have))
                 return 0
         size, got = download(args.url, args.out, sha256, args.timeout)
-    except Failure as e:
-        print("error: %s" % e, file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
-        print("error: interrupted; %s was not changed" % args.out, file=sys.stderr)
-        return 1
+        raise KeyboardInterrupt("%s was not changed" % args.out) from None
     print("saved %s (%d bytes, sha256 %s)" % (args.out, size, got))
     return 0
 

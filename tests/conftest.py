@@ -9,15 +9,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# the ladder, in order
-VERSIONS = ["v1_bigram", "v4_multihead", "v5_ffn", "v6_block", "v7_bert_layer", "v8_bert_mlm"]
+sys.path.insert(0, str(ROOT / "tools"))  # as when a tool runs: it imports its siblings
+from versions import VERSIONS, import_path, load_train  # noqa: E402
+
 ATTENTION_VERSIONS = VERSIONS[1:]  # the ones with n_embd / n_head / a context window
 # the ones that predict the next character and write text left to right; v8 fills in blanks
 CAUSAL_VERSIONS = VERSIONS[:-1]
-
-
-sys.path.insert(0, str(ROOT / "tools"))  # as when a tool runs: it imports its siblings
-from versions import import_path, load_train  # noqa: E402
 
 # the module v*/train.py, imported without running it, once per test session
 load = functools.cache(load_train)
@@ -43,6 +40,11 @@ def reference_results(dataset):
     """{version: row} of reference/<dataset>/bench.csv: the seeded default runs the docs quote."""
     with open(ROOT / "reference" / dataset / "bench.csv", newline="") as f:
         return {row["version"]: row for row in csv.DictReader(f)}
+
+
+def folder_bytes(folder):
+    """{name: bytes} of every file in folder, hidden ones included: a folder's whole state."""
+    return {p.name: p.read_bytes() if p.is_file() else "a folder" for p in sorted(folder.iterdir())}
 
 
 def n_params(module):

@@ -54,6 +54,12 @@ def edit_config(folder, **changes):
     (folder / "config.json").write_text(json.dumps({**config, **changes}))
 
 
+def remove_from_config(folder, key):
+    config = json.loads((folder / "config.json").read_text())
+    del config[key]
+    (folder / "config.json").write_text(json.dumps(config))
+
+
 def theirs(folder):
     return transformers.BertModel.from_pretrained(folder, attn_implementation="eager").eval()
 
@@ -163,6 +169,34 @@ def write_config(text):
      ["no encoder.layer.2.attention.self.query.weight"]),
     (write_config('{"model_type": "bert",'), [], ["is not valid JSON"]),
     (lambda folder: None, ["--text", "hello"], ["--text needs a tokenizer"]),
+    # config.json's numbers: the class of num_attention_heads 0, which divided by zero
+    (lambda folder: edit_config(folder, num_attention_heads=0), [],
+     ["num_attention_heads is 0, not a whole number above 0", "fix config.json"]),
+    (lambda folder: edit_config(folder, num_attention_heads=-3), [], ["num_attention_heads is -3"]),
+    (lambda folder: edit_config(folder, num_attention_heads=3.0), [],
+     ["num_attention_heads is 3.0"]),
+    (lambda folder: edit_config(folder, num_attention_heads="3"), [],
+     ["num_attention_heads is '3'"]),
+    (lambda folder: edit_config(folder, num_attention_heads=True), [],
+     ["num_attention_heads is True"]),
+    (lambda folder: edit_config(folder, hidden_size=None), [], ["hidden_size is None"]),
+    (lambda folder: edit_config(folder, num_hidden_layers=0), [], ["num_hidden_layers is 0"]),
+    (lambda folder: edit_config(folder, vocab_size=-50), [], ["vocab_size is -50"]),
+    (lambda folder: edit_config(folder, num_attention_heads=5), [],
+     ["not a multiple of the number of attention heads (5)", "fix config.json"]),
+    (lambda folder: edit_config(folder, hidden_size=3 * 10**6), [],  # shapes first: no giant model
+     ["does not match the weights", "(50, 3000000)"]),
+    (lambda folder: edit_config(folder, layer_norm_eps=-1), [], ["layer_norm_eps is -1"]),
+    (lambda folder: edit_config(folder, layer_norm_eps="tiny"), [], ["layer_norm_eps is 'tiny'"]),
+    (write_config('{"model_type": "bert", "layer_norm_eps": NaN}'), [], ["layer_norm_eps is nan"]),
+    (lambda folder: edit_config(folder, hidden_act=["gelu"]), [], ["hidden_act ['gelu']"]),
+    (lambda folder: edit_config(folder, pad_token_id=50), [], ["pad_token_id is 50"]),
+    (lambda folder: edit_config(folder, pad_token_id="0"), [], ["pad_token_id is '0'"]),
+    (lambda folder: remove_from_config(folder, "hidden_size"), [],  # BertConfig's default, 768
+     ["does not match the weights", "(50, 768)"]),
+    (lambda folder: (folder / "config.json").write_bytes(b'{"model_type": "b\xe9rt"}'), [],
+     ["is not valid JSON"]),
+    (lambda folder: (folder / "config.json").write_text("[1, 2]"), [], ["model_type None"]),
 ])
 def test_bad_input_is_one_line(damage, argv, fragments, tmp_path, run_tool):
     folder = checkpoint(tmp_path / "ckpt")
@@ -171,6 +205,14 @@ def test_bad_input_is_one_line(damage, argv, fragments, tmp_path, run_tool):
     result = run_tool(target, *argv)
     assert result[0] == 2
     assert_one_line_error(result, *fragments)
+
+
+@pytest.mark.parametrize("atol", ["-1e-3", "-inf", "nan"])
+def test_a_negative_atol_gets_its_own_error_not_a_missing_value(atol, run_tool, tmp_path):
+    result = run_tool(tmp_path, "--atol", atol)
+    assert result[0] == 2
+    assert_one_line_error(result, "--atol must be 0 or more",
+                          "see python tools/load_bert.py --help")
 
 
 def test_folder_or_package_not_both(run_tool, tmp_path):

@@ -97,7 +97,7 @@ def test_download_success(server, tmp_path, capsys):
 def test_checksum_mismatch_writes_nothing(server, tmp_path, capsys):
     url, _ = server
     out = tmp_path / "shakespeare.txt"
-    assert prepare.main(["--url", url + "/input.txt", "--out", str(out), "--sha256", WRONG]) == 1
+    assert prepare.main(["--url", url + "/input.txt", "--out", str(out), "--sha256", WRONG]) == 2
     line = one_error_line(capsys.readouterr().err)
     assert "checksum" in line and SHA in line
     assert not out.exists()
@@ -108,7 +108,7 @@ def test_checksum_mismatch_keeps_existing_file(server, tmp_path, capsys):
     url, _ = server
     out = tmp_path / "shakespeare.txt"
     out.write_bytes(b"an older file\n")
-    assert prepare.main(["--url", url + "/input.txt", "--out", str(out), "--sha256", WRONG]) == 1
+    assert prepare.main(["--url", url + "/input.txt", "--out", str(out), "--sha256", WRONG]) == 2
     one_error_line(capsys.readouterr().err)
     assert out.read_bytes() == b"an older file\n"
     assert leftovers(tmp_path) == []
@@ -135,7 +135,7 @@ def test_already_present_makes_no_request(server, tmp_path, capsys):
 def test_http_404(server, tmp_path, capsys):
     url, requests = server
     out = tmp_path / "shakespeare.txt"
-    assert prepare.main(["--url", url + "/missing.txt", "--out", str(out), "--sha256", SHA]) == 1
+    assert prepare.main(["--url", url + "/missing.txt", "--out", str(out), "--sha256", SHA]) == 2
     assert "404" in one_error_line(capsys.readouterr().err)
     assert requests == ["/missing.txt"]
     assert not out.exists()
@@ -148,7 +148,7 @@ def test_connection_refused(tmp_path, capsys):
         port = s.getsockname()[1]
     out = tmp_path / "shakespeare.txt"
     url = "http://127.0.0.1:%d/input.txt" % port
-    assert prepare.main(["--url", url, "--out", str(out), "--sha256", SHA]) == 1
+    assert prepare.main(["--url", url, "--out", str(out), "--sha256", SHA]) == 2
     line = one_error_line(capsys.readouterr().err)
     assert "could not download" in line and str(out) in line
     assert not out.exists()
@@ -163,7 +163,7 @@ def test_timeout(tmp_path, capsys):
         url = "http://127.0.0.1:%d/input.txt" % s.getsockname()[1]
         out = tmp_path / "shakespeare.txt"
         args = ["--url", url, "--out", str(out), "--sha256", SHA, "--timeout", "0.2"]
-        assert prepare.main(args) == 1
+        assert prepare.main(args) == 2
     assert "0.2 s" in one_error_line(capsys.readouterr().err)
     assert not out.exists()
     assert leftovers(tmp_path) == []
@@ -171,5 +171,79 @@ def test_timeout(tmp_path, capsys):
 
 def test_cannot_write(tmp_path, capsys):
     out = tmp_path / "no such folder" / "shakespeare.txt"
-    assert prepare.main(["--url", "http://127.0.0.1:9/x", "--out", str(out), "--sha256", SHA]) == 1
+    assert prepare.main(["--url", "http://127.0.0.1:9/x", "--out", str(out), "--sha256", SHA]) == 2
     assert "cannot write" in one_error_line(capsys.readouterr().err)
+
+
+# ---------------------------------------------------------------- bad input, refused first
+@pytest.mark.parametrize("value", ["0", "-1", "-1e-3", "nan", "inf", "-inf", "1e10"])
+def test_a_timeout_that_is_not_a_positive_finite_number_is_refused_first(value, server, tmp_path,
+                                                                       capsys):
+    url, requests = server
+    out = tmp_path / "shakespeare.txt"
+    args = ["--url", url + "/input.txt", "--out", str(out), "--sha256", SHA, "--timeout", value]
+    assert prepare.main(args) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert line.startswith("error: --timeout must be a number of seconds above 0"), line
+    assert "network" not in line and "--url" not in line
+    assert requests == [] and os.listdir(tmp_path) == []  # neither the network nor the disk
+
+
+@pytest.mark.parametrize("value", ["xyz", "0" * 63, "g" * 64, ""])
+def test_a_sha256_that_is_not_64_hex_digits_is_refused_first(value, server, tmp_path, capsys):
+    url, requests = server
+    out = tmp_path / "shakespeare.txt"
+    assert prepare.main(["--url", url + "/input.txt", "--out", str(out), "--sha256", value]) == 2
+    assert "--sha256 must be 64 hexadecimal digits" in one_error_line(capsys.readouterr().err)
+    assert requests == [] and not out.exists()
+
+
+def fifo(tmp_path):
+    os.mkfifo(tmp_path / "fifo.txt")
+    return tmp_path / "fifo.txt"
+
+
+def folder(tmp_path):
+    (tmp_path / "folder.txt").mkdir()
+    return tmp_path / "folder.txt"
+
+
+def link_to_folder(tmp_path):
+    (tmp_path / "link.txt").symlink_to(folder(tmp_path))
+    return tmp_path / "link.txt"
+
+
+@pytest.mark.parametrize("make_out", [fifo, folder, link_to_folder])
+def test_an_out_that_is_not_a_regular_file_is_refused_unopened(make_out, server, tmp_path):
+    import subprocess
+    import sys
+
+    url, requests = server
+    out = make_out(tmp_path)
+    # a process of its own, with a time limit: opening a FIFO to read it would wait for ever
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "data", "prepare.py"), "--url",
+                           url + "/input.txt", "--out", str(out), "--sha256", SHA],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "exists and is not a regular file" in one_error_line(proc.stderr)
+    assert requests == [] and leftovers(tmp_path) == []
+
+
+def test_an_out_under_a_file_is_refused_first(server, tmp_path, capsys):
+    url, requests = server
+    (tmp_path / "a_file").write_text("x")
+    out = tmp_path / "a_file" / "shakespeare.txt"
+    assert prepare.main(["--url", url + "/input.txt", "--out", str(out), "--sha256", SHA]) == 2
+    assert "which is a file, not a folder" in one_error_line(capsys.readouterr().err)
+    assert requests == []
+
+
+def test_ctrl_c_is_one_line_and_130(monkeypatch, tmp_path, capsys):
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(prepare, "download", interrupted)
+    out = tmp_path / "shakespeare.txt"
+    assert prepare.main(["--out", str(out), "--sha256", SHA]) == 130
+    err = capsys.readouterr().err
+    assert err == "interrupted: %s was not changed\n" % out and not out.exists()

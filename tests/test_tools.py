@@ -1,17 +1,44 @@
 """tools/plot_losses.py and tools/bench.py, run for real on tiny inputs; every tool's command
 line."""
+import hashlib
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT, load_tool, tiny_args
+from conftest import ROOT, load, load_tool, tiny_args
+from versions import TINY_SHAKESPEARE_SHA256
+
+TINYPLAYS = ROOT / "data" / "tinyplays.txt"
 
 
 def write_metrics(folder, rows):
     folder.mkdir(parents=True)
     lines = ["step,train_loss,val_loss,elapsed_s"] + [f"{s},{t},{v},{e}" for s, t, v, e in rows]
     (folder / "metrics.csv").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def write_checkpoint(folder, version, data=TINYPLAYS, chars="\n !,.:?ABCDEGHKLMNOPRSTWYaehnot",
+                     data_sha256=None, **hyperparameters):
+    """folder/ckpt.pt as <version>/train.py saves one, at its default sizes, random weights,
+    trained on data (its path and sha256; data_sha256 replaces the file's; data=None: neither
+    recorded, as before train.py recorded them). hyperparameters: the ones to change."""
+    import torch
+
+    module = load(version)
+    model_args = {name: getattr(module, name) for name in module.MODEL_ARGS}
+    model = module.LanguageModel(len(chars), **model_args)
+    ckpt = {"version": version, "step": 0, "n_params": sum(p.numel() for p in model.parameters()),
+            "chars": chars, "model_args": model_args,
+            "hyperparameters": {**{name: getattr(module, name) for name in module.HYPERPARAMETERS},
+                                **hyperparameters},
+            "state_dict": model.state_dict()}
+    if data is not None:
+        ckpt["data"] = str(data)
+        ckpt["data_sha256"] = data_sha256 or hashlib.sha256(data.read_bytes()).hexdigest()
+    folder.mkdir(parents=True, exist_ok=True)
+    torch.save(ckpt, folder / "ckpt.pt")
     return folder
 
 
@@ -74,29 +101,62 @@ def test_bench_with_several_seeds_prints_their_spread(tiny_corpus, tmp_path, cap
                                                round(max(vals.values()), 4)]
 
 
-def test_plot_losses_reference_adds_the_committed_curve(tmp_path, capsys):
-    import torch
-
-    plain = write_metrics(tmp_path / "v6_block", [(0, 4.3, 4.3, 0.0), (5000, 1.7, 1.7, 50.0)])
+def test_plot_losses_reference_adds_the_committed_curve_of_the_run_s_data(tmp_path, capsys):
+    plays = write_metrics(tmp_path / "v6_block", [(0, 4.3, 4.3, 0.0), (5000, 1.7, 1.7, 50.0)])
+    write_checkpoint(plays, "v6_block")
     mine = write_metrics(tmp_path / "my_run", [(0, 4.3, 4.3, 0.0), (5000, 2.3, 2.3, 14.0)])
-    torch.save({"version": "v4_multihead", "hyperparameters": {"data": "/x/tinyshakespeare.txt"}},
-               mine / "ckpt.pt")
+    # the data's sha256 decides, not its file name: this one is tiny shakespeare
+    write_checkpoint(mine, "v4_multihead", data_sha256=TINY_SHAKESPEARE_SHA256)
     tool = load_tool("plot_losses")
-    assert tool.reference_for(plain)[0] == "v6_block reference (tinyplays)"
+    label, steps, _, val = tool.reference_for(plays)
+    expected = tool.read_metrics(ROOT / "reference" / "tinyplays" / "v6_block.csv")
+    assert label == "v6_block reference (tinyplays)" and (steps, val) == (expected[1], expected[3])
     label, steps, _, val = tool.reference_for(mine)
     assert (label == "v4_multihead reference (tinyshakespeare)"
             and steps[-1] == 5000 and val[-1] < 2.3)
     out = tmp_path / "check.png"
-    assert tool.main([str(plain), str(mine), "--reference", "-o", str(out)]) == 0 and out.is_file()
+    assert tool.main([str(plays), str(mine), "--reference", "-o", str(out)]) == 0 and out.is_file()
     assert "4 runs" in capsys.readouterr().out
-    unknown = write_metrics(tmp_path / "v9_nothing", [(0, 4.0, 4.0, 0.0)])
-    assert tool.main([str(unknown), "--reference", "-o", str(out)]) == 2
+    # a metrics.csv in a run folder counts as its run; two runs of one reference draw it once
+    assert tool.main([str(plays / "metrics.csv"), str(plays), "--reference", "-o", str(out)]) == 0
+    assert "3 runs" in capsys.readouterr().out
+
+
+def test_plot_losses_reference_reads_what_a_real_run_recorded(run, tiny_corpus, tmp_path, capsys):
+    """train.py's own checkpoint: on tinyplays.txt the reference is tinyplays'; on another text,
+    even one cut from tinyplays.txt, there is none."""
+    tool = load_tool("plot_losses")
+    plays, other = tmp_path / "plays", tmp_path / "other"
+    assert run("v1_bigram", tiny_args(TINYPLAYS, plays))[0] == 0
+    assert run("v1_bigram", tiny_args(tiny_corpus, other))[0] == 0
+    assert tool.reference_for(plays)[0] == "v1_bigram reference (tinyplays)"
+    assert tool.main([str(other), "--reference", "-o", str(tmp_path / "x.png")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no reference curve for v9_nothing" in err
+    assert f"no reference run for the data of {other}, {tiny_corpus} (sha256 " in err
+
+
+@pytest.mark.parametrize("checkpoint,fragments", [
+    (lambda d: write_checkpoint(d, "v6_block", data=d.parent / "text.txt"),
+     ["no reference run for the data of", "text.txt (sha256 ", "leave out --reference"]),
+    (lambda d: write_checkpoint(d, "v6_block", data=None), ["data its checkpoint does not record"]),
+    (lambda d: write_checkpoint(d, "v6_block", data_sha256="f" * 64), ["(sha256 ffff"]),
+    (lambda d: None, ["no checkpoint at"]),
+])
+def test_plot_losses_reference_needs_a_run_on_known_data(checkpoint, fragments, tmp_path, capsys):
+    (tmp_path / "text.txt").write_text("Some other text.\n" * 100)
+    run = write_metrics(tmp_path / "v6_block", [(0, 4.3, 4.3, 0.0), (5000, 1.7, 1.7, 50.0)])
+    checkpoint(run)
+    out = tmp_path / "check.png"
+    assert load_tool("plot_losses").main([str(run), "--reference", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+    assert all(fragment in err for fragment in fragments), err
+    assert not out.exists()
 
 
 @pytest.mark.parametrize("script", ["tools/bench.py", "tools/bench_bert.py", "tools/plot_losses.py",
-                                    "tools/make_figures.py", "data/prepare.py"])
+                                    "tools/make_figures.py", "tools/fill_accuracy.py",
+                                    "tools/load_bert.py", "data/prepare.py"])
 def test_tools_refuse_unknown_flags_in_one_line(script):
     proc = subprocess.run([sys.executable, str(ROOT / script), "--no-such-flag"],
                           capture_output=True, text=True, timeout=120)

@@ -11,8 +11,12 @@ other, so the wall times are comparable. The table: parameters, final train/val 
 the training loop (evaluations included, as the lecture timed it), and training tokens per second
 (steps x batch x block / time). With several seeds every version runs once per seed, and a last
 table gives each version's spread of val losses.
+
+Before the first run, every run's flags are read by its version's own parser and checks, so a bad
+flag after -- is found at once. Flags the bench sets itself (--out, --seed, --data) are refused
+after --: pass them to the bench. The runs use one CPU thread, as train.py does, unless the flags
+after -- say --threads N.
 """
-import argparse
 import csv
 import hashlib
 import statistics
@@ -23,24 +27,57 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
-VERSIONS = ["v1_bigram", "v4_multihead", "v5_ffn", "v6_block", "v7_bert_layer", "v8_bert_mlm"]
+from cli import ArgumentParser, UserError, check_output, command, one_line
+from versions import ROOT, TINY_SHAKESPEARE_SHA256, VERSIONS, load_train
+
+# the flags each run gets from the bench, and the bench's flag that sets them
+OWN_FLAGS = {"out": "--out DIR", "seed": "--seed N [N ...]", "data": "--data PATH"}
 # The val losses the lecture published on tiny shakespeare at the same defaults: single runs of
 # its own scripts, so one draw each, to read next to the seed spread, not as a bar to clear.
 LECTURE = {"v1_bigram": 2.49, "v4_multihead": 2.28, "v5_ffn": 2.24, "v6_block": 2.06}
-# as data/prepare.py
-TINY_SHAKESPEARE_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
+
+
+def run_flags(data, out, seed, extra):
+    """The flags of one run: the bench's, then the ones after --."""
+    return ["--out", str(out), "--seed", str(seed), *(["--data", str(data)] if data else []),
+            *extra]
+
+
+def check_runs(version, flag_lists, extra):
+    """Read the flags of each of version's runs (flag_lists) with its own parser and checks,
+    before any run: a bad flag is refused now, not after an hour. extra: the flags after --.
+    Returns the CPU threads the runs use."""
+    module = load_train(version)
+    try:
+        # Parsed twice with different values of the bench's own flags: a flag after -- that comes
+        # out the same both times was set there, and would override the bench's (it comes last).
+        one, two = (vars(module.parse_args(run_flags(d, o, s, extra)))
+                    for d, o, s in (("a", "a", 1), ("b", "b", 2)))
+        for name, bench_flag in OWN_FLAGS.items():
+            if one[name] == two[name]:
+                raise UserError(f"--{name} after -- overrides the bench's own for every run: "
+                                f"pass {bench_flag} before the --")
+        if one["generate"]:
+            raise UserError("--generate after -- would only generate, from old runs: "
+                            "the bench trains; leave it out")
+        for flags in flag_lists:
+            module.check_args(module.parse_args(flags))
+    except module.UserError as e:
+        raise UserError(f"{version}: {e}") from None
+    except SystemExit:  # -- --help: argparse printed train.py's help and stopped
+        raise UserError(f"the flags after -- stop {version}/train.py before it trains: pass "
+                        "only training flags") from None
+    return one["threads"]
 
 
 def run_version(version, data, out, seed, extra):
-    cmd = [sys.executable, str(ROOT / version / "train.py"), "--out", str(out),
-           "--seed", str(seed),
-           *(["--data", str(data)] if data else []), *extra]
+    cmd = [sys.executable, str(ROOT / version / "train.py"), *run_flags(data, out, seed, extra)]
     start = time.time()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise SystemExit(f"error: {version} failed ({' '.join(cmd)}):\n"
-                         f"{proc.stderr.strip().splitlines()[-1]}")
+        said = proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"]
+        raise UserError(f"{version} failed ({one_line(said[-1])}): run it alone to see why: "
+                        f"{' '.join(cmd)}")
     process_s = time.time() - start
     with open(out / "metrics.csv", newline="") as f:
         last = list(csv.DictReader(f))[-1]
@@ -67,8 +104,9 @@ def print_spread(results):
         print(row)
 
 
+@command
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = ArgumentParser(__file__, __doc__)
     p.add_argument("--data", type=Path, default=None,
                    help="text to train on (default: each script's default)")
     p.add_argument("--versions", nargs="+",
@@ -80,44 +118,56 @@ def main(argv=None):
     p.add_argument("--csv", type=Path, default=None, help="also write the table here")
     p.add_argument("extra", nargs="*",
                    help="after --: flags passed to every train.py (e.g. -- --max-iters 200)")
-    # one line, no usage block
-    p.error = lambda message: p.exit(2, f"error: {message}: see python tools/bench.py --help\n")
     args = p.parse_args(argv)
     if args.data and not args.data.is_file():
-        print(f"error: no data file at {args.data}: "
-              "pass --data PATH (data/prepare.py fetches tiny shakespeare)",
-              file=sys.stderr)
-        return 2
+        raise UserError(f"no data file at {args.data}: "
+                        "pass --data PATH (data/prepare.py fetches tiny shakespeare)")
     unknown = [v for v in args.versions if not (ROOT / v / "train.py").is_file()]
     if unknown:
-        print(f"error: no train.py for {', '.join(unknown)}: choose from {', '.join(VERSIONS)}",
-              file=sys.stderr)
-        return 2
+        raise UserError(f"no train.py for {', '.join(unknown)}: choose from {', '.join(VERSIONS)}")
+    for flag, values in (("--versions", args.versions), ("--seed", args.seed)):
+        twice = sorted({str(v) for v in values if values.count(v) > 1})
+        if twice:
+            raise UserError(f"{flag} names {', '.join(twice)} more than once: name each once")
+    if args.csv:
+        check_output(args.csv, "--csv")
+    runs = [(version, seed, args.out / (version if len(args.seed) == 1
+                                        else f"{version}_seed{seed}"))
+            for version in args.versions for seed in args.seed]
+    threads = set()
+    for version in args.versions:
+        flag_lists = [run_flags(args.data, out, seed, args.extra)
+                      for v, seed, out in runs if v == version]
+        threads.add(check_runs(version, flag_lists, args.extra))
     dataset = args.data.name if args.data else "each script's default dataset"
-    seeds = " ".join(map(str, args.seed))
-    print(f"dataset: {dataset} | seed {seeds} | torch threads: default | "
-          f"extra flags: {' '.join(args.extra) or '-'}")
     # the lecture's figures only mean something next to runs on the same text
     lecture_text = bool(args.data) and (
         hashlib.sha256(args.data.read_bytes()).hexdigest() == TINY_SHAKESPEARE_SHA256)
     header = (f"{'version':<14} {'seed':>5} {'params':>8} {'steps':>6} {'train':>7} {'val':>7} "
               f"{'loop s':>7} {'tok/s':>8}")
     header += f" {'lecture':>8}" if lecture_text else ""
-    print(header)
-    print("-" * len(header))
     results = []
-    runs = [(version, seed) for version in args.versions for seed in args.seed]
-    for version, seed in runs:
-        out = args.out / (version if len(args.seed) == 1 else f"{version}_seed{seed}")
-        r = run_version(version, args.data, out, seed, args.extra)
-        results.append(r)
-        row = (f"{version:<14} {seed:>5} {r['params']:>8,} {r['steps']:>6} "
-               f"{r['train_loss']:>7.4f} {r['val_loss']:>7.4f} "
-               f"{r['loop_s']:>7.1f} {r['tokens_per_s']:>8,.0f}")
-        if lecture_text:
-            lecture = f"{LECTURE[version]:.2f}" if version in LECTURE else "-"
-            row += f" {lecture:>8}"
-        print(row, flush=True)
+    try:  # from the first line printed on, a Ctrl-C says which runs finished
+        print(f"dataset: {dataset} | seed {' '.join(map(str, args.seed))} | torch threads: "
+              f"{', '.join(map(str, sorted(threads)))} | extra flags: "
+              f"{' '.join(args.extra) or '-'}")
+        print(f"{header}\n{'-' * len(header)}", flush=True)  # at once, even into a pipe
+        for version, seed, out in runs:
+            r = run_version(version, args.data, out, seed, args.extra)
+            results.append(r)
+            row = (f"{version:<14} {seed:>5} {r['params']:>8,} {r['steps']:>6} "
+                   f"{r['train_loss']:>7.4f} {r['val_loss']:>7.4f} "
+                   f"{r['loop_s']:>7.1f} {r['tokens_per_s']:>8,.0f}")
+            if lecture_text:
+                lecture = f"{LECTURE[version]:.2f}" if version in LECTURE else "-"
+                row += f" {lecture:>8}"
+            print(row, flush=True)
+    except KeyboardInterrupt:
+        version, seed, _ = runs[len(results)]
+        finished = f"{len(results)} of {len(runs)} runs finished"
+        finished += " (their rows are above)" if results else ""
+        stopped = f"{version} seed {seed} was stopped" + ("; --csv not written" if args.csv else "")
+        raise KeyboardInterrupt(f"{finished}; {stopped}") from None
     if len(args.seed) > 1:
         print_spread(results)
     if args.csv:

@@ -33,9 +33,9 @@ from pathlib import Path
 
 import torch
 
+from cli import ArgumentParser, UserError, command, one_line
 from versions import load_train
 
-ROOT = Path(__file__).resolve().parent.parent
 MiB = 2**20
 
 
@@ -127,8 +127,9 @@ def memory_run(chunk, args, out, env):
            "--long-seq", str(args.long_seq), "--_out", str(out)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
-        raise SystemExit(f"error: the memory run with chunk {chunk} failed: "
-                         f"{proc.stderr.strip().splitlines()[-1]}")
+        said = proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"]
+        raise UserError(f"the memory run with chunk {chunk} failed ({one_line(said[-1])}): "
+                        f"run it alone to see why: {' '.join(cmd)}")
     f = json.loads(proc.stdout.strip().splitlines()[-1])
     if f["peak_before"] > f["before"] + MiB:
         print(f"    note: chunk {chunk}: the peak could not be reset and an earlier one "
@@ -214,11 +215,9 @@ def positive(text):
     return value
 
 
+@command
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    # one line, no usage block
-    p.error = lambda message: p.exit(
-        2, f"error: {message}: see python tools/bench_bert.py --help\n")
+    p = ArgumentParser(__file__, __doc__)
     p.add_argument("--only", choices=["time", "memory", "training"],
                    help="run one of the three benchmarks (default: all)")
     p.add_argument("--batch", type=positive, default=8,

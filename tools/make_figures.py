@@ -1,18 +1,21 @@
-"""Draw the docs' figures from the real code and real runs, into docs/figures/.
+"""Draw the docs' figures from the real code and real runs.
 
-    python tools/make_figures.py                  # all three (about a minute on 2 CPU cores)
-    python tools/make_figures.py --only attention --ckpt runs/v7_bert_layer/ckpt.pt
+    python tools/make_figures.py                  # all three into runs/figures/ (about a minute)
+    python tools/make_figures.py --only attention --ckpt runs/v7_bert_layer -o runs/attention.png
+    python tools/make_figures.py -o docs/figures  # redraw the docs' own, committed figures
+
+The figures go into runs/figures/ (git-ignored) unless -o names another folder, or with --only
+one .png file: the docs' committed figures are replaced only when you ask, with -o docs/figures.
 
 - relu_vs_gelu.png: ReLU, GELU (exact, erf) and gelu_new (tanh), and their slopes, from v7's
   ACT2FN.
 - attention_v7.png: the attention probabilities of a trained v7 (output_attentions=True) on 8
   characters of the validation text, every head of every layer. Needs a checkpoint written by
-  `python v7_bert_layer/train.py`.
+  `python v7_bert_layer/train.py` (--ckpt: its run folder, or the ckpt.pt in it).
 - ffn_memory_vs_chunk.png: peak extra memory of the BERT-base feed-forward at seq 4096 against the
   chunk size, each point a fresh process, measured as tools/bench_bert.py does.
 The ladder's loss curves come from tools/plot_losses.py over reference/ (see the README).
 """
-import argparse
 import sys
 import tempfile
 from argparse import Namespace
@@ -20,10 +23,12 @@ from pathlib import Path
 
 import torch
 
-from versions import load_train
+from cli import ArgumentParser, UserError, check_output, command
+from versions import ROOT, load_run, load_train
 
-ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "docs" / "figures"
+OUT = ROOT / "runs" / "figures"  # not docs/figures: a run never replaces a committed figure
+FIGURES = {"gelu": "relu_vs_gelu.png", "attention": "attention_v7.png",
+           "memory": "ffn_memory_vs_chunk.png"}
 
 
 def pyplot():
@@ -55,19 +60,19 @@ def relu_vs_gelu(v7, out):
     plt.close(fig)
 
 
+def v7_run(path):
+    """v7's run, loaded and checked by v7's own load_checkpoint: (model, checkpoint dict). path:
+    the run folder, or the ckpt.pt in it."""
+    path = Path(path)
+    if not path.is_dir() and path.name != "ckpt.pt":
+        raise UserError(f"--ckpt {path} is neither a run folder nor a ckpt.pt: pass v7's run "
+                        "folder (python v7_bert_layer/train.py writes runs/v7_bert_layer)")
+    _, model, ckpt = load_run(path if path.is_dir() else path.parent, "v7_bert_layer")
+    return model, ckpt
+
+
 @torch.no_grad()
-def attention_v7(v7, ckpt_path, out):
-    if not ckpt_path.is_file():
-        raise SystemExit(f"error: no checkpoint at {ckpt_path}: "
-                         "train first with `python v7_bert_layer/train.py`, "
-                         "or pass --ckpt PATH")
-    ckpt = torch.load(ckpt_path, weights_only=True)
-    if ckpt.get("version") != "v7_bert_layer":
-        raise SystemExit(f"error: {ckpt_path} was written by {ckpt.get('version')}, "
-                         "not v7_bert_layer: pass a v7 --ckpt")
-    model = v7.LanguageModel(len(ckpt["chars"]), **ckpt["model_args"])
-    model.load_state_dict(ckpt["state_dict"])
-    model.eval()
+def attention_v7(model, ckpt, out):
     chars, T = ckpt["chars"], ckpt["model_args"]["block_size"]
     text = "\nAGATHA:\n"[:T] if set("\nAGATHA:") <= set(chars) else chars[:T]
     idx = torch.tensor([[chars.index(c) for c in text]])  # (1, T)
@@ -87,7 +92,7 @@ def attention_v7(v7, ckpt_path, out):
     for i, layer_probs in enumerate(probs):
         for h in range(nh):
             ax = axes[i][h]
-            ax.imshow(layer_probs[h], vmin=0, vmax=1, cmap="viridis")
+            ax.imshow(layer_probs[h].numpy(), vmin=0, vmax=1, cmap="viridis")
             ax.set_xticks(range(T), labels, fontsize=7)
             ax.set_yticks(range(T), labels, fontsize=7)
             ax.set_title(f"layer {i} head {h}", fontsize=8)
@@ -128,26 +133,41 @@ def ffn_memory_vs_chunk(out, seq=4096):
     plt.close(fig)
 
 
+def outputs(out, only):
+    """{figure: the file it goes to}: in the folder out, or out itself when it names a .png."""
+    if out.suffix.lower() == ".png":
+        if only is None:
+            raise UserError(f"-o {out} is one file, for three figures: pass a folder, or --only "
+                            "to draw one")
+        return {only: out}
+    if out.exists() and not out.is_dir():
+        raise UserError(f"-o {out} is a file, not a folder or a .png: pass a folder")
+    return {name: out / file for name, file in FIGURES.items() if only in (None, name)}
+
+
+@command
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--only", choices=["gelu", "attention", "memory"], default=None)
-    p.add_argument("--ckpt", type=Path, default=ROOT / "runs" / "v7_bert_layer" / "ckpt.pt",
-                   help="a v7 checkpoint for the attention figure (default: %(default)s)")
-    # one line, no usage block
-    p.error = lambda message: p.exit(
-        2, f"error: {message}: see python tools/make_figures.py --help\n")
+    p = ArgumentParser(__file__, __doc__)
+    p.add_argument("--only", choices=list(FIGURES), default=None)
+    p.add_argument("--ckpt", type=Path, default=ROOT / "runs" / "v7_bert_layer",
+                   help="v7's run folder, or its ckpt.pt, for the attention figure "
+                        "(default: %(default)s)")
+    p.add_argument("-o", "--out", type=Path, default=OUT,
+                   help="a folder for the figures, or with --only a .png file "
+                        "(default: %(default)s; -o docs/figures replaces the docs' own)")
     args = p.parse_args(argv)
-    OUT.mkdir(parents=True, exist_ok=True)
+    paths = outputs(args.out, args.only)
+    for path in paths.values():  # all checked before the first is drawn
+        check_output(path, "-o")
+    run = v7_run(args.ckpt) if "attention" in paths else None  # a bad one is refused first
     v7 = load_train("v7_bert_layer")
-    jobs = {
-        "gelu": lambda: relu_vs_gelu(v7, OUT / "relu_vs_gelu.png"),
-        "attention": lambda: attention_v7(v7, args.ckpt, OUT / "attention_v7.png"),
-        "memory": lambda: ffn_memory_vs_chunk(OUT / "ffn_memory_vs_chunk.png"),
-    }
-    for name, job in jobs.items():
-        if args.only in (None, name):
-            job()
-            print(f"wrote {name} figure into {OUT}")
+    jobs = {"gelu": lambda path: relu_vs_gelu(v7, path),
+            "attention": lambda path: attention_v7(*run, path),
+            "memory": ffn_memory_vs_chunk}
+    for name, path in paths.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        jobs[name](path)
+        print(f"wrote {path}")
     return 0
 
 

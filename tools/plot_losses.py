@@ -8,21 +8,20 @@ committed reference curve. A run is labelled by its folder name (v6_block), or b
 
     python tools/plot_losses.py runs/v6_block --reference -o runs/check.png
 
---reference adds, for each run folder, the committed reference curve of the same version and
-dataset (reference/<dataset>/<version>.csv: the seeded default runs behind the README's table), to
-answer "is my loss normal?".
+--reference adds, for each run folder, the committed reference curve of the same version and data
+(reference/<dataset>/<version>.csv: the seeded default runs behind the README's table), to answer
+"is my loss normal?". The run's ckpt.pt names its version and the sha256 of the text it trained
+on; there are reference runs on data/tinyplays.txt and on tiny shakespeare (data/prepare.py).
 """
-import argparse
 import csv
+import hashlib
 import sys
 from pathlib import Path
 
+from cli import ArgumentParser, UserError, check_output, command
+from versions import ROOT, TINY_SHAKESPEARE_SHA256, load_run
 
-REFERENCE = Path(__file__).resolve().parent.parent / "reference"
-
-
-class UserError(Exception):
-    """Bad input: main() prints it as one line and exits with status 2."""
+REFERENCE = ROOT / "reference"
 
 
 def read_metrics(path):
@@ -32,8 +31,12 @@ def read_metrics(path):
     if not csv_path.is_file():
         raise UserError(f"no metrics.csv at {csv_path}: "
                         "pass a run folder written by a train.py, or a metrics.csv file")
-    with open(csv_path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
+    try:
+        with open(csv_path, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:  # unreadable, not UTF-8, NUL bytes
+        raise UserError(f"cannot read {csv_path} as a metrics.csv ({type(e).__name__}): "
+                        "pass the metrics.csv a train.py wrote") from None
     if not rows or not {"step", "train_loss", "val_loss"} <= rows[0].keys():
         raise UserError(f"{csv_path} has no step,train_loss,val_loss rows: "
                         "is it a metrics.csv from a train.py run?")
@@ -42,28 +45,41 @@ def read_metrics(path):
         train, val = [float(r["train_loss"]) for r in rows], [float(r["val_loss"]) for r in rows]
     except (TypeError, ValueError) as e:
         raise UserError(f"{csv_path} has a row that is not numbers ({e}): "
-                        "rerun the training that wrote it")
+                        "rerun the training that wrote it") from None
     label = csv_path.parent.name if csv_path.name == "metrics.csv" else csv_path.stem
     return label, steps, train, val
 
 
-def reference_for(run):
-    """The committed reference curve for a run folder: same version, same dataset (read from its
-    ckpt.pt)."""
-    run = Path(run)
-    version, dataset = run.name, "tinyplays"
-    if (run / "ckpt.pt").is_file():
-        import torch
+def reference_dataset(sha256):
+    """The folder under reference/ of the runs on the text with this sha256, or None."""
+    tinyplays = hashlib.sha256((ROOT / "data" / "tinyplays.txt").read_bytes()).hexdigest()
+    return {tinyplays: "tinyplays", TINY_SHAKESPEARE_SHA256: "tinyshakespeare"}.get(sha256)
 
-        ckpt = torch.load(run / "ckpt.pt", map_location="cpu", weights_only=True)
-        version = ckpt.get("version", version)
-        dataset = Path(ckpt.get("hyperparameters", {}).get("data", dataset)).stem
+
+def reference_for(run):
+    """The committed reference curve for a run folder: same version, same data, both read from
+    its ckpt.pt."""
+    _, _, ckpt = load_run(run)
+    version, sha256 = ckpt["version"], ckpt.get("data_sha256")
+    dataset = reference_dataset(sha256) if isinstance(sha256, str) else None
+    if dataset is None:
+        trained_on = (f"{ckpt.get('data')} (sha256 {sha256})" if sha256
+                      else "data its checkpoint does not record")
+        raise UserError(f"no reference run for the data of {run}, {trained_on}: reference runs "
+                        "exist for data/tinyplays.txt and tiny shakespeare (data/prepare.py); "
+                        "leave out --reference")
     path = REFERENCE / dataset / f"{version}.csv"
     if not path.is_file():
         raise UserError(f"no reference curve for {version} on {dataset} (looked for {path}): "
-                        "references exist for the default runs on tinyplays and tinyshakespeare")
+                        "leave out --reference for this run")
     label, *curves = read_metrics(path)
     return (f"{version} reference ({dataset})", *curves)
+
+
+def run_folder(path):
+    """The run folder of a plot argument: itself, or the folder of a metrics.csv; else None."""
+    path = Path(path)
+    return path if path.is_dir() else path.parent if path.name == "metrics.csv" else None
 
 
 def plot(runs, output, title=None):
@@ -82,14 +98,20 @@ def plot(runs, output, title=None):
     ax.set(xlabel="step", ylabel="cross-entropy loss (nats)", title=title or "loss curves")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
     output.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(output, dpi=110)
-    plt.close(fig)
+    try:
+        fig.tight_layout()
+        fig.savefig(output, dpi=110)
+    except ValueError as e:  # matplotlib reads $...$ in a title or label as mathematics
+        raise UserError(f"matplotlib cannot draw the title or a label "
+                        f"({str(e).strip().splitlines()[0]}): write a literal $ as \\$") from None
+    finally:
+        plt.close(fig)
 
 
+@command
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = ArgumentParser(__file__, __doc__)
     p.add_argument("runs", nargs="+", help="run folders (with metrics.csv) or metrics.csv files")
     p.add_argument("-o", "--output", type=Path, required=True, help="PNG file to write")
     p.add_argument("--label", action="append", default=[],
@@ -97,26 +119,28 @@ def main(argv=None):
     p.add_argument("--title", default=None)
     p.add_argument("--reference", action="store_true",
                    help="also draw the committed reference curve "
-                        "of each run folder's version and dataset")
-    # one line, no usage block
-    p.error = lambda message: p.exit(
-        2, f"error: {message}: see python tools/plot_losses.py --help\n")
+                        "of each run folder's version and data")
     args = p.parse_args(argv)
-    try:
-        if args.label and len(args.label) != len(args.runs):
-            raise UserError(f"{len(args.label)} --label for {len(args.runs)} runs: "
-                            "give one label per run, or none")
-        if args.output.suffix.lower() != ".png":
-            raise UserError(f"-o {args.output}: the output must be a .png file")
-        runs = [read_metrics(r) for r in args.runs]
-        for i, label in enumerate(args.label):
-            runs[i] = (label, *runs[i][1:])
-        if args.reference:
-            runs += [reference_for(r) for r in args.runs if Path(r).is_dir()]
-        plot(runs, args.output, args.title)
-    except UserError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    if args.label and len(args.label) != len(args.runs):
+        raise UserError(f"{len(args.label)} --label for {len(args.runs)} runs: "
+                        "give one label per run, or none")
+    if args.output.suffix.lower() != ".png":
+        raise UserError(f"-o {args.output}: the output must be a .png file")
+    check_output(args.output, "-o")
+    runs = [read_metrics(r) for r in args.runs]
+    for i, label in enumerate(args.label):
+        runs[i] = (label, *runs[i][1:])
+    if args.reference:
+        folders = list(dict.fromkeys(f for f in map(run_folder, args.runs) if f))
+        if not folders:
+            raise UserError("--reference reads a run folder's ckpt.pt, and none was given: "
+                            "pass the run's folder, not a copy of its metrics.csv")
+        references = {}  # one curve per version and dataset, however many runs share it
+        for folder in folders:
+            label, *curves = reference_for(folder)
+            references[label] = (label, *curves)
+        runs += references.values()
+    plot(runs, args.output, args.title)
     print(f"wrote {args.output} ({len(runs)} runs)")
     return 0
 
