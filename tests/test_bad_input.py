@@ -220,3 +220,15 @@ def test_sizes_that_cannot_fit_in_memory(version, flags, run, tiny_corpus, tmp_p
     assert_one_line_error(run(version, tiny_args(tiny_corpus, tmp_path, *flags)),
                           "do not fit in memory", "--batch-size")
     assert folder_bytes(tmp_path) == before
+
+
+def test_a_terminal_that_cannot_show_a_character_gets_it_escaped(tmp_path):
+    """PYTHONIOENCODING=ascii: the sample is printed with \\xe9 for é, not a UnicodeEncodeError."""
+    corpus = data_file(tmp_path, "cafe.txt", "caf\u00e9 au lait, encore un caf\u00e9. " * 500)
+    script = str(ROOT / "v1_bigram" / "train.py")
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    proc = subprocess.run([sys.executable, script, *tiny_args(corpus, tmp_path / "out"),
+                           "--prompt", "caf\u00e9"], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "caf\\xe9" in proc.stdout
