@@ -303,7 +303,7 @@ class Run:
 
     def __init__(self, args):
         self.out, self.tmp, self.made = args.out, args.out / ".partial", not args.out.exists()
-        if args.out.is_dir() and any(args.out.iterdir()) and not self.tmp.exists():
+        if args.out.is_dir() and any(p.name[0] != "." for p in args.out.iterdir()):
             try:  # a folder with files in it must hold a run of this version
                 owner = "a %s run" % torch.load(args.out / "ckpt.pt", weights_only=True)["version"]
             except Exception:
