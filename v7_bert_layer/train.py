@@ -1,6 +1,6 @@
 """v7_bert_layer: HuggingFace's BertLayer, rebuilt class by class, in a causal character model.
 
-Train:     python v7_bert_layer/train.py                   (defaults below; CPU: about a minute)
+Train:     python v7_bert_layer/train.py                   (defaults below; CPU: 1 to 2 minutes)
 Generate:  python v7_bert_layer/train.py --generate --prompt "MARGERY:"
 Compare:   diff -u v6_block/train.py v7_bert_layer/train.py
 Where the LayerNorm goes: v6 is pre-norm, x + f(LN(x)); BERT is post-norm, LN(x + f(x)).

@@ -1,6 +1,6 @@
 """v8_bert_mlm: BERT's own objective: attention both ways, trained to fill in hidden characters.
 
-Train:     python v8_bert_mlm/train.py                   (defaults below; CPU: about a minute)
+Train:     python v8_bert_mlm/train.py                   (defaults below; CPU: about 3 minutes)
 Fill in:   python v8_bert_mlm/train.py --generate --fill "MARGERY: I pr_y you, s_r."
 Compare:   diff -u v7_bert_layer/train.py v8_bert_mlm/train.py
 v7 predicts each next character from the left side; v8 hides some characters and sees both sides.
