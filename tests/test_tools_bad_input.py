@@ -456,3 +456,28 @@ def test_bench_a_real_ctrl_c_is_one_line_and_130(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130
     assert err == "interrupted: 0 of 1 runs finished; v1_bigram seed 1337 was stopped\n"
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["--", "--threads", "2"], "--threads after -- is this tool's own"),
+    (["--", "--out=x"], "--out after -- is this tool's own"),
+    (["--", "--lr", "-1e-3"], "v6_block: --lr must be positive, got -0.001"),
+    (["--threads", "0"], "v6_block: --threads must be positive"),
+    (["--csv", "/proc/threads.csv"], "--csv /proc/threads.csv cannot be written"),
+    (["--version", "v9"], "argument --version: invalid choice"),
+])
+def test_bench_threads_refuses_bad_input_before_any_run(argv, fragment, monkeypatch, capsys):
+    tool = load_tool("bench_threads")
+    monkeypatch.setattr(tool, "measure", lambda *a: pytest.fail("a run started"))
+    assert_one_line_error((tool.main(argv), "", capsys.readouterr().err), fragment)
+
+
+def test_bench_threads_times_each_case_and_writes_its_table(tmp_path, capsys):
+    tool = load_tool("bench_threads")
+    argv = ["--version", "v1_bigram", "--threads", "1", "--out", str(tmp_path / "runs"),
+            "--csv", str(tmp_path / "t.csv"), "--", "--max-iters", "10", "--eval-iters", "2"]
+    assert tool.main(argv) == 0
+    rows = (tmp_path / "t.csv").read_text().splitlines()
+    assert rows[0] == "threads,beside_a_second_run,loop_s,process_s,val_loss,steps"
+    assert [r.split(",")[:2] for r in rows[1:]] == [["1", "False"], ["1", "True"]]
+    assert rows[1].split(",")[4] == rows[2].split(",")[4], "a twin beside it changes no figure"

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import torch
 
-from cli import ArgumentParser, UserError, check_output, command, one_line
+from cli import ArgumentParser, UserError, check_output, command, one_line, write_csv
 from versions import ROOT, TINY_SHAKESPEARE_SHA256, VERSIONS, load_train
 
 # the flags each run gets from the bench, and the bench's flag that sets them
@@ -171,11 +171,7 @@ def main(argv=None):
     if len(args.seed) > 1:
         print_spread(results)
     if args.csv:
-        args.csv.parent.mkdir(parents=True, exist_ok=True)
-        with open(args.csv, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(results[0]))
-            writer.writeheader()
-            writer.writerows(results)
+        write_csv(args.csv, results)
     if lecture_text:
         print("lecture: the val loss the lecture published on tiny shakespeare (one run of its "
               "script)")

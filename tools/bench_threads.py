@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from cli import ArgumentParser, UserError, check_output, command, one_line
+from cli import ArgumentParser, UserError, check_output, command, one_line, write_csv
 from versions import ROOT, VERSIONS, load_train
 
 OWN_FLAGS = ["--threads", "--out"]  # set by this tool for every run
@@ -98,11 +98,7 @@ def main(argv=None):
         print(f"{threads:>7} {'yes' if beside else 'no':>7} {r['loop_s']:>8.1f} "
               f"{r['process_s']:>10.1f} {r['val_loss']:>8.4f}", flush=True)
     if args.csv:
-        args.csv.parent.mkdir(parents=True, exist_ok=True)
-        with open(args.csv, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        write_csv(args.csv, rows)
     return 0
 
 

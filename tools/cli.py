@@ -15,6 +15,7 @@ wrong: what to do`, and exit status 2, found before any work; Ctrl-C is one line
 Standard library only: data/prepare.py uses it too.
 """
 import argparse
+import csv
 import functools
 import sys
 import tempfile
@@ -111,3 +112,13 @@ def check_output(path, flag):
     except OSError as e:
         raise UserError(f"{flag} {path} cannot be written ({e.strerror or e}): choose another "
                         "path") from None
+
+
+def write_csv(path, rows):
+    """rows (dicts with the same keys) as a CSV file at path, with a header; its folder is made.
+    Check the path with check_output before the work that makes the rows."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
