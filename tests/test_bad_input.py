@@ -12,8 +12,10 @@ from conftest import ATTENTION_VERSIONS, ROOT, VERSIONS, folder_bytes, load, tin
 
 
 def assert_one_line_error(result, *fragments):
+    """result: (exit code, stdout, stderr). Bad input everywhere in the repo: exit status 2 and one
+    `error:` line naming each fragment, no traceback."""
     code, out, err = result
-    assert code != 0
+    assert code == 2, (code, err)
     assert err.startswith("error: ") and err.count("\n") == 1, f"not one line: {err!r}"
     assert "Traceback" not in err + out
     for fragment in fragments:

@@ -13,16 +13,9 @@ import pytest
 import torch
 
 from conftest import ROOT, VERSIONS, folder_bytes, load, tiny_args
+from test_bad_input import assert_one_line_error
 
 NEIGHBOURS = list(zip(VERSIONS, VERSIONS[1:] + VERSIONS[:1]))  # (v1, v4), ..., (v8, v1)
-
-
-def assert_one_line_error(result, *fragments):
-    code, out, err = result
-    assert code == 2, (code, err)
-    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
-    for fragment in fragments:
-        assert fragment in err, f"{fragment!r} missing from {err!r}"
 
 
 def finished_run(run, version, corpus, out):
