@@ -70,17 +70,23 @@ def check_runs(version, flag_lists, extra):
     return one["threads"]
 
 
+def last_row(name, cmd, returncode, stderr, out):
+    """The last row of a finished run's out/metrics.csv, as a dict; a run that failed (returncode,
+    stderr) is one UserError line naming it and the command to rerun alone."""
+    if returncode != 0:
+        said = stderr.strip().splitlines() or [f"exit status {returncode}"]
+        raise UserError(f"{name} failed ({one_line(said[-1])}): run it alone to see why: "
+                        f"{' '.join(cmd)}")
+    with open(out / "metrics.csv", newline="") as f:
+        return list(csv.DictReader(f))[-1]
+
+
 def run_version(version, data, out, seed, extra):
     cmd = [sys.executable, str(ROOT / version / "train.py"), *run_flags(data, out, seed, extra)]
     start = time.time()
     proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        said = proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"]
-        raise UserError(f"{version} failed ({one_line(said[-1])}): run it alone to see why: "
-                        f"{' '.join(cmd)}")
+    last = last_row(version, cmd, proc.returncode, proc.stderr, out)
     process_s = time.time() - start
-    with open(out / "metrics.csv", newline="") as f:
-        last = list(csv.DictReader(f))[-1]
     ckpt = torch.load(out / "ckpt.pt", weights_only=True)  # what the run really used
     params, hp = ckpt["n_params"], ckpt["hyperparameters"]
     tokens = int(last["step"]) * hp["batch_size"] * hp["block_size"]

@@ -9,14 +9,14 @@ once. The table gives the training loop's time (metrics.csv's last elapsed_s, ev
 included), the process's wall time, and the final val loss, which shows whether the thread count
 changes the figures. Run it on an otherwise idle machine: it prints the load average first.
 """
-import csv
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from cli import ArgumentParser, UserError, check_output, command, one_line, write_csv
+from bench import last_row
+from cli import ArgumentParser, UserError, check_output, command, write_csv
 from versions import ROOT, VERSIONS, load_train
 
 OWN_FLAGS = ["--threads", "--out"]  # set by this tool for every run
@@ -32,12 +32,7 @@ def start(version, out, threads, extra):
 def finish(cmd, proc, out, started):
     err = proc.communicate()[1]
     wall = time.time() - started
-    if proc.returncode != 0:
-        said = err.strip().splitlines() or [f"exit status {proc.returncode}"]
-        raise UserError(f"a run failed ({one_line(said[-1])}): run it alone to see why: "
-                        f"{' '.join(cmd)}")
-    with open(out / "metrics.csv", newline="") as f:
-        last = list(csv.DictReader(f))[-1]
+    last = last_row("a run", cmd, proc.returncode, err, out)
     return {"loop_s": float(last["elapsed_s"]), "process_s": wall,
             "val_loss": float(last["val_loss"]), "steps": int(last["step"])}
 
