@@ -2,6 +2,7 @@
 a full disk, a second run, a run of another version), what the folder held stays, or the new run
 replaces it whole. And a seed gives the same figures whatever the core count."""
 import errno
+import functools
 import os
 import signal
 import subprocess
@@ -28,6 +29,7 @@ def interrupt_on_call(monkeypatch, module, name, n, how=KeyboardInterrupt):
     call."""
     real, calls = getattr(module, name), {"n": 0}
 
+    @functools.wraps(real)  # its docstring too: sample's first line is --prompt's help
     def wrapped(*args, **kwargs):
         calls["n"] += 1
         if calls["n"] == n:

@@ -1,6 +1,7 @@
 """Every version trains end to end on a tiny corpus: files written, loss falls, seeded runs repeat,
 generation works."""
 import csv
+import functools
 
 import pytest
 import torch
@@ -115,6 +116,7 @@ def test_ctrl_c_while_generating_stops_without_a_traceback(version, run, tiny_co
     before = folder_bytes(tmp_path)
     mod = load(version)
 
+    @functools.wraps(mod.sample)  # its docstring too: sample's first line is --prompt's help
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 

@@ -292,12 +292,13 @@ def test_the_value_errors():
     with pytest.raises(ValueError, match="multiple of the chunk size 2"):
         v7.BertLayer(configs(chunk_size_feed_forward=2)[0])(x)  # T = 5: HF refuses, and so do we
     # the model speaks of its own arguments; the command line turns that into flag advice
-    with pytest.raises(ValueError, match=r"^chunk_size_ff \(3\) must divide block_size \(8\)"):
+    with pytest.raises(ValueError,
+                       match=r"^chunk_size_ff \(3\) must be 0 or divide block_size \(8\)"):
         v7.LanguageModel(vocab_size=11, chunk_size_ff=3)
     with pytest.raises(ValueError, match="multiple of n_head"):
         v7.LanguageModel(vocab_size=11, n_embd=10, n_head=4)
     with pytest.raises(ValueError,
-                       match="^unknown hidden_act 'swish': choose one of gelu, gelu_new, relu"):
+                       match="^unknown hidden_act 'swish', not one of gelu, gelu_new, relu"):
         v7.LanguageModel(vocab_size=11, hidden_act="swish")
 
 
@@ -406,11 +407,13 @@ V7_BAD_FLAGS = [
      ("unknown hidden_act 'swish'", "gelu, gelu_new, relu, silu, tanh", "change --hidden-act")),
     (("--n-embd", "30", "--n-head", "4"),
      ("n_embd (30) must be a multiple of n_head (4): change --n-embd or --n-head",)),
-    (("--chunk-size-ff", "-2"), ("--chunk-size-ff must be 0 or more, got -2",)),
+    (("--chunk-size-ff", "-2"), ("--chunk-size-ff must be from 0 to 2048, got -2",)),
     (("--chunk-size-ff", "3"),
-     ("chunk_size_ff (3) must divide block_size (8)", "change --block-size or --chunk-size-ff")),
-    (("--intermediate-size", "0"), ("--intermediate-size must be positive",)),
-    (("--dropout", "-0.1"), ("--dropout must be 0 or more",)),
+     ("chunk_size_ff (3) must be 0 or divide block_size (8)",
+      "change --block-size or --chunk-size-ff")),
+    (("--intermediate-size", "0"), ("--intermediate-size must be from 1 to 4096",)),
+    (("--n-layer", "100000000"), ("--n-layer must be from 1 to 48, got 100000000",)),
+    (("--dropout", "-0.1"), ("--dropout must be from 0.0 to 0.9",)),
 ]
 
 
@@ -436,7 +439,7 @@ def test_v7_flags_in_help_and_a_real_process(tmp_path, tiny_corpus, capsys):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert (proc.stderr.count("\n") == 1
-            and proc.stderr.startswith("error: chunk_size_ff (5) must divide"))
+            and proc.stderr.startswith("error: chunk_size_ff (5) must be 0 or divide"))
 
 
 @pytest.mark.parametrize("flags,message", [

@@ -1,6 +1,6 @@
 """v8_bert_mlm: attention in both directions, BERT's masking recipe, the loss on chosen positions
-only, the masked-LM head against transformers' BertForMaskedLM in both directions, --fill and its
-bad input, and the reference sample."""
+only, the masked-LM head against transformers' BertForMaskedLM in both directions, padding masks and
+token types, --prompt with blanks and its bad input, and the reference sample."""
 import argparse
 import ast
 import re
@@ -39,8 +39,7 @@ def to_hf(key):
 def hf_model():
     config = transformers.BertConfig(vocab_size=V, hidden_size=C, num_hidden_layers=2,
                                      num_attention_heads=NH, intermediate_size=I,
-                                     max_position_embeddings=T, type_vocab_size=1,
-                                     attn_implementation="eager")
+                                     max_position_embeddings=T, attn_implementation="eager")
     return transformers.BertForMaskedLM(config).eval()
 
 
@@ -62,9 +61,9 @@ def test_the_head_is_tied_to_the_word_embeddings():
     head = model.cls.predictions
     assert head.decoder.weight is model.embeddings.word_embeddings.weight
     assert head.decoder.bias is head.bias
-    # counted once: embeddings (V + T + 1 types) x C + 2C, layers, transform C*C + C + 2C, bias V
+    # counted once: embeddings (V + T + 2 types) x C + 2C, layers, transform C*C + C + 2C, bias V
     layer = 4 * (C * C + C) + 2 * C + (C * I + I) + (I * C + C) + 2 * C
-    expected = (V + T + 1) * C + 2 * C + 2 * layer + C * C + 3 * C + V
+    expected = (V + T + 2) * C + 2 * C + 2 * layer + C * C + 3 * C + V
     assert sum(p.numel() for p in model.parameters()) == expected
 
 
@@ -142,6 +141,61 @@ def test_state_dict_and_logits_match_bert_for_masked_lm(direction):
         torch.testing.assert_close(ours(idx)[0], theirs(idx).logits, rtol=0, atol=1e-5)
 
 
+def test_padding_and_token_types_match_bert_for_masked_lm():
+    """A padded batch with two sentences a sequence: the logits at the real tokens equal
+    transformers' with the same attention_mask and token_type_ids."""
+    ours, theirs = randomized(small_model()), hf_model()
+    theirs.load_state_dict({to_hf(k): v for k, v in ours.state_dict().items()}, strict=True)
+    idx, types = torch.randint(V, (3, T)), torch.zeros(3, T, dtype=torch.long)
+    mask = torch.ones(3, T, dtype=torch.long)
+    mask[1, 5:], mask[2, 2:] = 0, 0
+    types[:, 3:] = 1
+    with torch.no_grad():
+        got = ours(idx, attention_mask=mask, token_type_ids=types)[0]
+        want = theirs(input_ids=idx, attention_mask=mask, token_type_ids=types).logits
+    real = mask.bool()
+    assert (got - want)[real].abs().max() <= 1e-5
+
+
+@pytest.mark.parametrize("pad_id", [0, 7])
+def test_a_padded_batch_gives_each_sequence_its_unpadded_logits(pad_id):
+    """Without the mask, padding changes the real tokens' logits (every position reads every
+    other); with it, each sequence's logits are those it has alone, whatever the padding holds."""
+    model = randomized(small_model())
+    lengths = [T, 6, 3]
+    seqs = [torch.randint(V, (n,)) for n in lengths]
+    batch = torch.full((len(seqs), T), pad_id)
+    mask = torch.zeros(len(seqs), T, dtype=torch.long)
+    for i, seq in enumerate(seqs):
+        batch[i, :len(seq)], mask[i, :len(seq)] = seq, 1
+    with torch.no_grad():
+        padded = model(batch, attention_mask=mask)[0]
+        unmasked = model(batch)[0]
+        for i, seq in enumerate(seqs):
+            alone = model(seq[None])[0][0]  # (n, vocab): no padding at all
+            torch.testing.assert_close(padded[i, :len(seq)], alone, rtol=0, atol=1e-5)
+            if len(seq) < T:
+                assert (unmasked[i, :len(seq)] - alone).abs().max() > 1e-3
+
+
+def test_a_default_bert_for_masked_lm_takes_v8s_state_dict():
+    """v8 at its defaults has BERT's two token types: BertConfig's defaults plus v8's sizes build
+    a BertForMaskedLM that loads v8's state dict strictly and gives the same logits."""
+    torch.manual_seed(0)
+    ours = v8.LanguageModel(73).eval()
+    config = transformers.BertConfig(vocab_size=73, hidden_size=v8.n_embd,
+                                     num_hidden_layers=v8.n_layer,
+                                     num_attention_heads=v8.n_head,
+                                     intermediate_size=v8.intermediate_size,
+                                     max_position_embeddings=v8.block_size,
+                                     attn_implementation="eager")
+    theirs = transformers.BertForMaskedLM(config).eval()
+    theirs.load_state_dict({to_hf(k): v for k, v in ours.state_dict().items()}, strict=True)
+    idx = torch.randint(73, (2, v8.block_size))
+    with torch.no_grad():
+        assert torch.equal(ours(idx)[0], theirs(input_ids=idx).logits)
+
+
 def test_token_types_match_transformers_embeddings():
     from transformers.models.bert import modeling_bert as hf
     config = transformers.BertConfig(vocab_size=V, hidden_size=C, max_position_embeddings=T,
@@ -195,10 +249,10 @@ def test_the_reference_sample_is_a_val_passage_filled():
     assert abs(masked.count("_") / len(masked) - 5 / 32) < 1e-9  # 5 in each 32-character window
 
 
-def test_fill_prints_the_text_and_three_guesses_per_blank(trained, run):
+def test_a_prompt_with_blanks_prints_it_filled_and_three_guesses_per_blank(trained, run):
     _, out = trained
     text = "Th_ k_ng"
-    code, stdout, _ = run("v8_bert_mlm", ["--generate", "--out", out, "--fill", text])
+    code, stdout, _ = run("v8_bert_mlm", ["--generate", "--out", out, "--prompt", text])
     assert code == 0
     lines = stdout.rstrip("\n").split("\n")
     filled, guesses = lines[0], lines[1:]
@@ -210,37 +264,34 @@ def test_fill_prints_the_text_and_three_guesses_per_blank(trained, run):
         guessed, probs = [ast.literal_eval(g) for g, _ in found], [float(p) for _, p in found]
         assert len(probs) == 3 and probs == sorted(probs, reverse=True) and sum(probs) <= 1
         assert guessed[0] == filled[at], "the top guess is the one filled in"
-    assert run("v8_bert_mlm", ["--generate", "--out", out, "--fill", text])[1] == stdout
+    assert run("v8_bert_mlm", ["--generate", "--out", out, "--prompt", text])[1] == stdout
 
 
-@pytest.mark.parametrize("fill,message", [
-    ("The king", "--fill has no blank"),
-    ("Th_ k\u00e9ng", "--fill has characters the model never saw"),
-    ("A_" * 20, "--fill has 40 characters; the model sees at most 32"),
+@pytest.mark.parametrize("prompt,message", [
+    ("The king", "the prompt has no blank: write each character to guess as _: change --prompt"),
+    ("Th_ k\u00e9ng", "the prompt has characters the model never saw: '\u00e9'"),
+    ("A_" * 20, "the prompt has 40 characters, more than the 32 the model sees at once: change "
+     "--prompt"),
 ])
-def test_bad_fill_text_is_refused(trained, run, fill, message):
+def test_a_bad_prompt_is_refused(trained, run, prompt, message):
     _, out = trained
-    assert_one_line_error(run("v8_bert_mlm", ["--generate", "--out", out, "--fill", fill]), message)
-
-
-def test_a_prompt_is_refused_with_a_pointer_to_fill(trained, run):
-    _, out = trained
-    assert_one_line_error(run("v8_bert_mlm", ["--generate", "--out", out, "--prompt", "The"]),
-                          "use --fill")
+    assert_one_line_error(run("v8_bert_mlm", ["--generate", "--out", out, "--prompt", prompt]),
+                          message)
 
 
 def test_a_text_with_the_blank_character_is_refused(run, tmp_path):
     corpus = tmp_path / "snake_case.txt"
     corpus.write_text("some_name = other_name\n" * 200, encoding="utf-8")
-    assert_one_line_error(run("v8_bert_mlm", tiny_args(corpus, tmp_path / "out")), "contains '_'")
+    assert_one_line_error(run("v8_bert_mlm", tiny_args(corpus, tmp_path / "out")),
+                          "contains '_', the character v8 keeps for its blanks: change --data")
     assert not (tmp_path / "out" / "metrics.csv").exists()
 
 
 @pytest.mark.parametrize("flags,message", [
-    (["--mask-prob", 1.5], "--mask-prob is a share of the positions: at most 1"),
-    (["--fill", "The king"], "--fill has no blank"),
-    (["--fill", "A_" * 20], "--fill has 40 characters"),
-    (["--prompt", "The"], "use --fill"),
+    (["--mask-prob", 1.5], "--mask-prob must be from 0.01 to 1.0, got 1.5"),
+    (["--mask-prob", 0], "--mask-prob must be from 0.01 to 1.0, got 0.0"),
+    (["--prompt", "The king"], "the prompt has no blank"),
+    (["--prompt", "A_" * 20], "the prompt has 40 characters"),
 ])
 def test_bad_flags_are_refused_before_training_and_leave_the_old_run(flags, message, trained, run,
                                                                       tmp_path, monkeypatch):
@@ -253,7 +304,7 @@ def test_bad_flags_are_refused_before_training_and_leave_the_old_run(flags, mess
     assert not (tmp_path / "new").exists()
 
 
-@pytest.mark.parametrize("sample_chars,windows", [(0, 1), (5, 1), (64, 2), (10**6, 62)])
+@pytest.mark.parametrize("sample_chars,windows", [(0, 1), (5, 1), (64, 2), (10**5, 62)])
 def test_the_val_passage_is_whole_windows_however_long_the_text(trained, run, sample_chars,
                                                                  windows):
     """At least one window, at most what the val text holds: 2,000 characters, 62 windows."""

@@ -30,6 +30,11 @@ lr = 1e-2  # AdamW learning rate
 seed = 1337  # seeds the initial weights, the batches and the sampling
 MODEL_ARGS = []  # the hyperparameters LanguageModel takes: none, its table is vocab x vocab
 
+# The values each number may take, both ends included; the plumbing refuses others before any work
+LIMITS = {"batch_size": (1, 2048), "block_size": (1, 2048), "max_iters": (1, 10**6),
+          "eval_interval": (1, 10**6), "eval_iters": (1, 10**4), "lr": (1e-6, 10.0),
+          "seed": (0, 2**63 - 2)}  # the estimates use seed + 1; torch's largest is 2**63 - 1
+
 # ------------------------------------------------------------------ data
 def read_data(path):
     """The vocabulary, and the text as integers: the first 90% to train on, the rest to validate."""
@@ -118,7 +123,7 @@ def train(model, splits, args, log):
 
 # ------------------------------------------------------------------ generation
 def sample(model, chars, args):
-    """The prompt (default: the first character of the vocabulary) and sample_chars after it."""
+    """Text to continue (default: the vocabulary's first character), and sample_chars more."""
     prompt = encode(args.prompt or chars[0], chars)
     context = torch.tensor([prompt], dtype=torch.long, device=args.device)  # (1, T)
     model.eval()
@@ -131,7 +136,7 @@ def sample(model, chars, args):
 import hashlib, os, re, shutil  # the plumbing's own imports; the others are at the top
 HYPERPARAMETERS = [name for name, value in globals().items()
                    if isinstance(value, (int, float, str)) and not name.startswith("_")]
-ZERO_OK = ["seed", "dropout", "chunk_size_ff", "sample_chars"]  # numbers that may be 0; others > 0
+HELP = dict(re.findall(r"^(\w+) = [^#\n]*# (.*)", Path(__file__).read_text("utf-8"), re.M))
 VERSION = Path(__file__).resolve().parent.name  # "v1_bigram": names the run folder and checkpoint
 ROOT = Path(__file__).resolve().parent.parent
 RUN_FILES = ["ckpt.pt", "metrics.csv", "loss.png", "sample.txt"]  # a run folder holds these
@@ -153,36 +158,48 @@ def parse_args(argv):
     for i in reversed(range(1, len(argv))):  # "--lr -1e-3": argparse would take -1e-3 for a flag
         if argv[i - 1][:2] == "--" and "=" not in argv[i - 1] and re.match(r"-[\d.]", argv[i]):
             argv[i - 1:i + 1] = [f"{argv[i - 1]}={argv[i]}"]
-    p = ArgumentParser(prog=f"python {VERSION}/train.py", description=__doc__.splitlines()[0],
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--data", type=path, default=ROOT / "data" / "tinyplays.txt", help="UTF-8 text")
-    for name in HYPERPARAMETERS:
-        flag, default = "--" + name.replace("_", "-"), globals()[name]
-        if isinstance(default, bool):  # a switch, on by default: --no-residual turns it off
-            p.add_argument("--no-" + flag[2:], dest=name, action="store_false", help=f"{name} off")
+    p = ArgumentParser(prog=f"python {VERSION}/train.py", description=__doc__.splitlines()[0])
+    p.add_argument("--data", type=path, default=ROOT / "data" / "tinyplays.txt",
+                   help="the UTF-8 text to learn (default: data/tinyplays.txt)")
+    for name in HYPERPARAMETERS:  # the help is the comment beside the hyperparameter above
+        flag, default, text = "--" + name.replace("_", "-"), globals()[name], HELP.get(name, "")
+        text = text.replace("%", "%%")  # argparse reads %(...)s in a help text
+        if isinstance(default, bool):  # a switch, on by default: --no-NAME turns it off
+            p.add_argument("--no-" + flag[2:], dest=name, action="store_false",
+                           help=f"turn off: {text}")
         else:
-            p.add_argument(flag, type=type(default), default=default, help="see train.py's top")
+            limits = "; %s to %s" % LIMITS[name] if name in LIMITS else ""
+            p.add_argument(flag, type=type(default), default=default, metavar=type(default)
+                           .__name__.upper(), help=f"{text} (default: %(default)s{limits})")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "mps"],
-                   help="auto: cuda if there is one, else mps, else cpu")
-    p.add_argument("--threads", type=int, default=1,
-                   help="CPU threads; at 1 a seed gives the same figures on any number of cores")
-    p.add_argument("--out", type=path, default=ROOT / "runs" / VERSION, help="the run's folder")
-    p.add_argument("--sample-chars", type=int, default=500, help="characters to generate")
+                   help="auto (the default): cuda if there is one, else mps, else cpu")
+    p.add_argument("--threads", type=int, default=1, help="CPU threads (default: 1, with which a "
+                   "seed gives the same figures on any number of cores)")
+    p.add_argument("--out", type=path, default=ROOT / "runs" / VERSION,
+                   help=f"the run's folder (default: runs/{VERSION})")
+    p.add_argument("--sample-chars", type=int, default=500,
+                   help="characters to generate or show (default: %(default)s)")
     p.add_argument("--generate", action="store_true", help="no training: generate from --out")
-    p.add_argument("--prompt", default="", help="text to continue; %(default)r: a newline")
+    p.add_argument("--prompt", default="", help=sample.__doc__.splitlines()[0])
     return p.parse_args(argv)
 
+def advice(error, fallback):
+    """A lesson's ValueError says what is wrong; this adds the flags to change: those its message
+    names, else fallback."""
+    text = str(error)
+    if "--" in text:  # the lesson has named the flag itself
+        return UserError(text)
+    named = [f"--{n.replace('_', '-')}" for n in HYPERPARAMETERS if re.search(rf"\b{n}\b", text)]
+    return UserError(f"{text}: change {' or '.join(named) or fallback}")
+
 def check_args(args):
-    """Refuse a number out of its range, a --data that is not a file, or a device that is not
-    there; return the device."""
-    for name, value in vars(args).items():
-        if type(value) in (int, float) and not (value > 0 or name in ZERO_OK and value == 0):
-            rule = "0 or more" if name in ZERO_OK else "positive"
-            raise UserError(f"--{name.replace('_', '-')} must be {rule}, got {value}")
-    if args.seed >= 2**63 - 1:  # torch's largest seed; the estimates use seed + 1
-        raise UserError(f"--seed must be below {2**63 - 1}, got {args.seed}")
-    if args.threads > (os.cpu_count() or 1):
-        raise UserError(f"--threads {args.threads} is more than the {os.cpu_count()} CPUs here")
+    """Refuse a number outside its LIMITS (the lesson's, then the plumbing's own), a --data that is
+    not a file, or a device that is not there; return the device."""
+    own = {"threads": (1, os.cpu_count() or 1), "sample_chars": (0, 100_000)}
+    for name, (low, high) in (LIMITS | own).items():
+        value = getattr(args, name)
+        if not low <= value <= high:  # nan too
+            raise UserError(f"--{name.replace('_', '-')} must be from {low} to {high}, got {value}")
     if not args.data.is_file():  # a folder, a FIFO or /dev/zero would hang or fill the memory
         what = "is not a regular file" if args.data.exists() else "does not exist"
         raise UserError(f"--data {args.data} {what}: pass --data PATH to a text file")
@@ -293,22 +310,26 @@ def main(argv=None):
                 chars, splits = read_data(args.data)
             except (OSError, UnicodeDecodeError) as e:  # unreadable, or not UTF-8
                 raise UserError(f"cannot read {args.data} as UTF-8 text ({e}): pass --data PATH")
+            except ValueError as e:  # the lesson's own rule about its text
+                raise advice(e, "--data")
             if min(len(split) for split in splits.values()) <= args.block_size:  # block_size + 1
                 raise UserError(f"{args.data} is too short for a block in each split: use a longer "
                                 "text or a smaller --block-size")
             try:
                 model = LanguageModel(len(chars), **{n: getattr(args, n) for n in MODEL_ARGS})
             except ValueError as e:  # the model's own rule: name the flags to change
-                flags = [f"--{n.replace('_', '-')}" for n in MODEL_ARGS if n in str(e)]
-                raise UserError(f"{e}: change {' or '.join(flags) or 'the model flags'}")
+                raise advice(e, "the model's flags")
         unknown = "".join(sorted(set(args.prompt) - set(chars)))
         if unknown:  # checked before training, not after
             raise UserError(f"the prompt has characters the model never saw: {unknown!r}")
+        try:  # a sample of 0 characters checks the prompt now, not after the training
+            dry_run = argparse.Namespace(**vars(args) | {"sample_chars": 0})
+            text = sample(model.to(args.device), chars, args if args.generate else dry_run)
+        except ValueError as e:  # the lesson's rule about its prompt
+            raise advice(e, "--prompt")
         if args.generate:
-            print(sample(model, chars, args))
+            print(text)
             return 0
-        # a sample of 0 characters checks the prompt (v8: --fill) now, not after the training
-        sample(model.to(args.device), chars, argparse.Namespace(**vars(args) | {"sample_chars": 0}))
         n_params = sum(p.numel() for p in model.parameters())
         print(f"{VERSION} | {n_params:,} parameters | vocabulary {len(chars)} | on {args.device}")
         run = Run(args)  # the log train() writes to

@@ -1,7 +1,7 @@
 """v8_bert_mlm: BERT's own objective: attention both ways, trained to fill in hidden characters.
 
 Train:     python v8_bert_mlm/train.py                   (defaults below; CPU: about 3 minutes)
-Fill in:   python v8_bert_mlm/train.py --generate --fill "MARGERY: I pr_y you, s_r."
+Fill in:   python v8_bert_mlm/train.py --generate --prompt "MARGERY: I pr_y you, s_r."
 Compare:   diff -u v7_bert_layer/train.py v8_bert_mlm/train.py
 v7 predicts each next character from the left side; v8 hides some characters and sees both sides.
 """
@@ -37,18 +37,23 @@ dropout = 0.0  # dropout probability (0: off, as in the lecture at this size)
 hidden_act = "gelu"  # the FFN's activation: gelu (exact), gelu_new (tanh form), relu, silu, tanh
 intermediate_size = 128  # width of the FFN's hidden layer (BERT: 4 * C)
 chunk_size_ff = 0  # run the FFN on this many positions at a time (0: all at once)
-mask_prob = 0.15  # BERT: the share of each window's positions hidden, and the loss computed on
-fill = ""  # --generate --fill "I pr_y you": text to fill in, each hidden character written as _
+mask_prob = 0.15  # BERT: the share of each window's positions chosen, to hide and to score
 MODEL_ARGS = ["block_size", "n_embd", "n_head", "n_layer", "dropout", "hidden_act",
               "intermediate_size", "chunk_size_ff"]  # the hyperparameters LanguageModel takes
+
+# The values each number may take, both ends included; the plumbing refuses others before any work
+LIMITS = {"batch_size": (1, 2048), "block_size": (1, 2048), "max_iters": (1, 10**6),
+          "eval_interval": (1, 10**6), "eval_iters": (1, 10**4), "lr": (1e-6, 10.0),
+          "seed": (0, 2**63 - 2),  # the estimates use seed + 1; torch's largest is 2**63 - 1
+          "n_embd": (1, 1024), "n_head": (1, 64), "n_layer": (1, 48), "dropout": (0.0, 0.9),
+          "intermediate_size": (1, 4096), "chunk_size_ff": (0, 2048), "mask_prob": (0.01, 1.0)}
 
 # ------------------------------------------------------------------ data
 def read_data(path):
     """The vocabulary, and the text as integers: the first 90% to train on, the rest to validate."""
     text = path.read_text(encoding="utf-8")  # the whole corpus as one string
     if "_" in text:  # "_" shows the mask token, so it must mean nothing else
-        raise UserError(f"{path} contains '_', which v8 keeps for its blanks: take it out of the "
-                        "text")
+        raise ValueError(f"{path} contains '_', the character v8 keeps for its blanks")
     chars = "_" + "".join(sorted(set(text)))  # id 0, "_", is the mask token; then the text's own
     data = torch.tensor(encode(text, chars), dtype=torch.long)  # (N,)
     n = int(0.9 * len(data))
@@ -64,8 +69,6 @@ def decode(ids, chars):
 def choose_positions(shape, args, generator):
     """(B, T) True at round(mask_prob * T) random positions of each window, at least one (BERT's
     data script rounds the same way; 8 characters give 1, 32 give 5)."""
-    if args.mask_prob > 1:
-        raise UserError(f"--mask-prob is a share of the positions: at most 1, got {args.mask_prob}")
     k = max(1, round(args.mask_prob * shape[1]))
     picks = torch.rand(shape, generator=generator).topk(k, dim=1).indices  # (B, k)
     return torch.zeros(shape, dtype=torch.bool).scatter_(1, picks, True)  # (B, T)
@@ -239,7 +242,7 @@ class BertIntermediate(nn.Module):
         self.dense = nn.Linear(config.hidden_size, config.intermediate_size)
         if isinstance(config.hidden_act, str):
             if config.hidden_act not in ACT2FN:
-                raise ValueError(f"unknown hidden_act {config.hidden_act!r}: choose one of "
+                raise ValueError(f"unknown hidden_act {config.hidden_act!r}, not one of "
                                  f"{', '.join(ACT2FN)}")
             self.intermediate_act_fn = ACT2FN[config.hidden_act]
         else:
@@ -361,22 +364,22 @@ class LanguageModel(nn.Module):
 
     def __init__(self, vocab_size, block_size=block_size, n_embd=n_embd, n_head=n_head,
                  n_layer=n_layer, dropout=dropout, hidden_act=hidden_act,
-                 intermediate_size=intermediate_size, chunk_size_ff=chunk_size_ff):
+                 intermediate_size=intermediate_size, chunk_size_ff=chunk_size_ff, **config):
+        """config: BertConfig's other fields, kept at BERT's values unless a checkpoint's
+        config.json says otherwise (type_vocab_size, layer_norm_eps, ...)."""
         super().__init__()
         if n_embd % n_head:
             raise ValueError(f"n_embd ({n_embd}) must be a multiple of n_head ({n_head})")
-        if not 0 <= dropout < 1:
-            raise ValueError(f"dropout ({dropout}) must be at least 0 and below 1")
         if chunk_size_ff and block_size % chunk_size_ff:
-            raise ValueError(f"chunk_size_ff ({chunk_size_ff}) must divide block_size "
-                             f"({block_size}), or be 0: the FFN cuts T into equal chunks")
+            raise ValueError(f"chunk_size_ff ({chunk_size_ff}) must be 0 or divide block_size "
+                             f"({block_size}), as the FFN cuts T into equal chunks")
         self.block_size = block_size
         self.config = BertConfig(
             vocab_size=vocab_size, hidden_size=n_embd, num_hidden_layers=n_layer,
             num_attention_heads=n_head, intermediate_size=intermediate_size, hidden_act=hidden_act,
             hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
-            max_position_embeddings=block_size, type_vocab_size=1,
-            chunk_size_feed_forward=chunk_size_ff)  # is_decoder=False: no cache, no causal mask
+            max_position_embeddings=block_size, chunk_size_feed_forward=chunk_size_ff,
+            **config)  # is_decoder=False: no cache, no causal mask
         self.embeddings = BertEmbeddings(self.config)
         # encoder.layer.N, as in HF's BertModel: their weights load into ours, and ours into theirs
         layers = [BertLayer(self.config) for _ in range(n_layer)]
@@ -394,15 +397,20 @@ class LanguageModel(nn.Module):
         if isinstance(module, nn.Linear) and module.bias is not None:
             module.bias.data.zero_()
 
-    def forward(self, idx, targets=None):
-        """Logits at every position, and the loss at those with a target (the others hold -100)."""
+    def forward(self, idx, targets=None, attention_mask=None, token_type_ids=None):
+        """Logits at every position, and the loss at those with a target (the others hold -100).
+        attention_mask (B, T): 1 for a token, 0 for padding; token_type_ids (B, T): 0 or 1."""
         B, T = idx.shape
         if T > self.block_size:
             raise ValueError(f"{T} positions are more than block_size ({self.block_size}), the "
                              "number of position embeddings")
-        x = self.embeddings(idx)  # (B, T, C)
+        x = self.embeddings(idx, token_type_ids)  # (B, T, C)
+        mask = None  # without one, every position sees every position
+        if attention_mask is not None:  # HF's additive mask: 0 keeps a key, the minimum hides it
+            hide = 1.0 - attention_mask[:, None, None, :].to(x.dtype)  # (B, 1, 1, T)
+            mask = hide * torch.finfo(x.dtype).min  # every query skips the padding's keys
         for layer in self.encoder.layer:
-            x = layer(x)[0]  # (B, T, C): no mask, so every position sees every position
+            x = layer(x, mask)[0]  # (B, T, C)
         logits = self.cls(x)  # (B, T, vocab_size)
         if targets is None:
             return logits, None
@@ -457,21 +465,15 @@ def fill_in(model, ids):
 
 @torch.no_grad()
 def sample(model, chars, args):
-    """--fill TEXT: the text with its blanks filled, and the top 3 guesses at each blank. Without
-    it: a passage of the val text as it is, with blanks, and filled."""
+    """Text to fill in, each blank written _ (default: a val passage, blanked as in training)."""
     model.eval()
-    if args.prompt:
-        raise UserError("v8 fills in blanks and does not continue a prompt: use --fill TEXT")
-    if args.fill:
-        unknown = "".join(sorted(set(args.fill) - set(chars)))
-        if unknown:
-            raise UserError(f"--fill has characters the model never saw: {unknown!r}")
-        if "_" not in args.fill:
-            raise UserError("--fill has no blank: write each character to guess as _")
-        if len(args.fill) > model.block_size:
-            raise UserError(f"--fill has {len(args.fill)} characters; the model sees at most "
-                            f"{model.block_size} (its block_size): shorten it")
-        ids = torch.tensor([encode(args.fill, chars)], device=args.device)  # (1, T)
+    if args.prompt:  # its blanks filled in, and the top 3 guesses at each
+        if "_" not in args.prompt:
+            raise ValueError("the prompt has no blank: write each character to guess as _")
+        if len(args.prompt) > model.block_size:
+            raise ValueError(f"the prompt has {len(args.prompt)} characters, more than the "
+                             f"{model.block_size} the model sees at once")
+        ids = torch.tensor([encode(args.prompt, chars)], device=args.device)  # (1, T)
         filled, top_p, top_i = fill_in(model, ids)
         lines = [decode(filled[0].tolist(), chars)]
         for t in (ids[0] == 0).nonzero()[:, 0].tolist():
@@ -480,10 +482,10 @@ def sample(model, chars, args):
         return "\n".join(lines)
     try:  # the val text: the one the model learned
         text_chars, splits = read_data(args.data)
-    except (OSError, UnicodeDecodeError) as e:
-        raise UserError(f"cannot read {args.data} as UTF-8 text ({e}): pass --data PATH")
+    except (OSError, ValueError) as e:  # unreadable, not UTF-8, or with a _ in it
+        raise ValueError(f"cannot read --data {args.data} ({e}): pass the text the model learned")
     if text_chars != chars:
-        raise UserError(f"{args.data} is not the text the model learned: pass that one as --data")
+        raise ValueError(f"--data {args.data} is not the text the model learned: pass that one")
     T = model.block_size
     n = min(max(1, args.sample_chars // T), len(splits["val"]) // T)  # windows, each on its own
     text = splits["val"][:n * T].view(n, T).to(args.device)  # (n, T)
@@ -502,7 +504,7 @@ def sample(model, chars, args):
 import hashlib, os, re, shutil  # the plumbing's own imports; the others are at the top
 HYPERPARAMETERS = [name for name, value in globals().items()
                    if isinstance(value, (int, float, str)) and not name.startswith("_")]
-ZERO_OK = ["seed", "dropout", "chunk_size_ff", "sample_chars"]  # numbers that may be 0; others > 0
+HELP = dict(re.findall(r"^(\w+) = [^#\n]*# (.*)", Path(__file__).read_text("utf-8"), re.M))
 VERSION = Path(__file__).resolve().parent.name  # "v1_bigram": names the run folder and checkpoint
 ROOT = Path(__file__).resolve().parent.parent
 RUN_FILES = ["ckpt.pt", "metrics.csv", "loss.png", "sample.txt"]  # a run folder holds these
@@ -524,36 +526,48 @@ def parse_args(argv):
     for i in reversed(range(1, len(argv))):  # "--lr -1e-3": argparse would take -1e-3 for a flag
         if argv[i - 1][:2] == "--" and "=" not in argv[i - 1] and re.match(r"-[\d.]", argv[i]):
             argv[i - 1:i + 1] = [f"{argv[i - 1]}={argv[i]}"]
-    p = ArgumentParser(prog=f"python {VERSION}/train.py", description=__doc__.splitlines()[0],
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--data", type=path, default=ROOT / "data" / "tinyplays.txt", help="UTF-8 text")
-    for name in HYPERPARAMETERS:
-        flag, default = "--" + name.replace("_", "-"), globals()[name]
-        if isinstance(default, bool):  # a switch, on by default: --no-residual turns it off
-            p.add_argument("--no-" + flag[2:], dest=name, action="store_false", help=f"{name} off")
+    p = ArgumentParser(prog=f"python {VERSION}/train.py", description=__doc__.splitlines()[0])
+    p.add_argument("--data", type=path, default=ROOT / "data" / "tinyplays.txt",
+                   help="the UTF-8 text to learn (default: data/tinyplays.txt)")
+    for name in HYPERPARAMETERS:  # the help is the comment beside the hyperparameter above
+        flag, default, text = "--" + name.replace("_", "-"), globals()[name], HELP.get(name, "")
+        text = text.replace("%", "%%")  # argparse reads %(...)s in a help text
+        if isinstance(default, bool):  # a switch, on by default: --no-NAME turns it off
+            p.add_argument("--no-" + flag[2:], dest=name, action="store_false",
+                           help=f"turn off: {text}")
         else:
-            p.add_argument(flag, type=type(default), default=default, help="see train.py's top")
+            limits = "; %s to %s" % LIMITS[name] if name in LIMITS else ""
+            p.add_argument(flag, type=type(default), default=default, metavar=type(default)
+                           .__name__.upper(), help=f"{text} (default: %(default)s{limits})")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "mps"],
-                   help="auto: cuda if there is one, else mps, else cpu")
-    p.add_argument("--threads", type=int, default=1,
-                   help="CPU threads; at 1 a seed gives the same figures on any number of cores")
-    p.add_argument("--out", type=path, default=ROOT / "runs" / VERSION, help="the run's folder")
-    p.add_argument("--sample-chars", type=int, default=500, help="characters to generate")
+                   help="auto (the default): cuda if there is one, else mps, else cpu")
+    p.add_argument("--threads", type=int, default=1, help="CPU threads (default: 1, with which a "
+                   "seed gives the same figures on any number of cores)")
+    p.add_argument("--out", type=path, default=ROOT / "runs" / VERSION,
+                   help=f"the run's folder (default: runs/{VERSION})")
+    p.add_argument("--sample-chars", type=int, default=500,
+                   help="characters to generate or show (default: %(default)s)")
     p.add_argument("--generate", action="store_true", help="no training: generate from --out")
-    p.add_argument("--prompt", default="", help="text to continue; %(default)r: a newline")
+    p.add_argument("--prompt", default="", help=sample.__doc__.splitlines()[0])
     return p.parse_args(argv)
 
+def advice(error, fallback):
+    """A lesson's ValueError says what is wrong; this adds the flags to change: those its message
+    names, else fallback."""
+    text = str(error)
+    if "--" in text:  # the lesson has named the flag itself
+        return UserError(text)
+    named = [f"--{n.replace('_', '-')}" for n in HYPERPARAMETERS if re.search(rf"\b{n}\b", text)]
+    return UserError(f"{text}: change {' or '.join(named) or fallback}")
+
 def check_args(args):
-    """Refuse a number out of its range, a --data that is not a file, or a device that is not
-    there; return the device."""
-    for name, value in vars(args).items():
-        if type(value) in (int, float) and not (value > 0 or name in ZERO_OK and value == 0):
-            rule = "0 or more" if name in ZERO_OK else "positive"
-            raise UserError(f"--{name.replace('_', '-')} must be {rule}, got {value}")
-    if args.seed >= 2**63 - 1:  # torch's largest seed; the estimates use seed + 1
-        raise UserError(f"--seed must be below {2**63 - 1}, got {args.seed}")
-    if args.threads > (os.cpu_count() or 1):
-        raise UserError(f"--threads {args.threads} is more than the {os.cpu_count()} CPUs here")
+    """Refuse a number outside its LIMITS (the lesson's, then the plumbing's own), a --data that is
+    not a file, or a device that is not there; return the device."""
+    own = {"threads": (1, os.cpu_count() or 1), "sample_chars": (0, 100_000)}
+    for name, (low, high) in (LIMITS | own).items():
+        value = getattr(args, name)
+        if not low <= value <= high:  # nan too
+            raise UserError(f"--{name.replace('_', '-')} must be from {low} to {high}, got {value}")
     if not args.data.is_file():  # a folder, a FIFO or /dev/zero would hang or fill the memory
         what = "is not a regular file" if args.data.exists() else "does not exist"
         raise UserError(f"--data {args.data} {what}: pass --data PATH to a text file")
@@ -664,22 +678,26 @@ def main(argv=None):
                 chars, splits = read_data(args.data)
             except (OSError, UnicodeDecodeError) as e:  # unreadable, or not UTF-8
                 raise UserError(f"cannot read {args.data} as UTF-8 text ({e}): pass --data PATH")
+            except ValueError as e:  # the lesson's own rule about its text
+                raise advice(e, "--data")
             if min(len(split) for split in splits.values()) <= args.block_size:  # block_size + 1
                 raise UserError(f"{args.data} is too short for a block in each split: use a longer "
                                 "text or a smaller --block-size")
             try:
                 model = LanguageModel(len(chars), **{n: getattr(args, n) for n in MODEL_ARGS})
             except ValueError as e:  # the model's own rule: name the flags to change
-                flags = [f"--{n.replace('_', '-')}" for n in MODEL_ARGS if n in str(e)]
-                raise UserError(f"{e}: change {' or '.join(flags) or 'the model flags'}")
+                raise advice(e, "the model's flags")
         unknown = "".join(sorted(set(args.prompt) - set(chars)))
         if unknown:  # checked before training, not after
             raise UserError(f"the prompt has characters the model never saw: {unknown!r}")
+        try:  # a sample of 0 characters checks the prompt now, not after the training
+            dry_run = argparse.Namespace(**vars(args) | {"sample_chars": 0})
+            text = sample(model.to(args.device), chars, args if args.generate else dry_run)
+        except ValueError as e:  # the lesson's rule about its prompt
+            raise advice(e, "--prompt")
         if args.generate:
-            print(sample(model, chars, args))
+            print(text)
             return 0
-        # a sample of 0 characters checks the prompt (v8: --fill) now, not after the training
-        sample(model.to(args.device), chars, argparse.Namespace(**vars(args) | {"sample_chars": 0}))
         n_params = sum(p.numel() for p in model.parameters())
         print(f"{VERSION} | {n_params:,} parameters | vocabulary {len(chars)} | on {args.device}")
         run = Run(args)  # the log train() writes to
