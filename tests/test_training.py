@@ -50,15 +50,23 @@ def test_same_seed_same_numbers(version, run, tiny_corpus, tmp_path):
     assert results[0][0] != results[2][0], "a different seed should give different numbers"
 
 
-@pytest.mark.parametrize("version", CAUSAL_VERSIONS)
+@pytest.mark.parametrize("version", VERSIONS)
 def test_generate_from_checkpoint(version, run, tiny_corpus, tmp_path):
+    """One command line for every rung: --generate --prompt continues the prompt (v1-v7) or
+    fills in its blanks (v8, each _ a blank)."""
     assert run(version, tiny_args(tiny_corpus, tmp_path))[0] == 0
-    argv = ["--generate", "--out", tmp_path, "--prompt", "The ", "--sample-chars", 40,
+    prompt = "The " if version in CAUSAL_VERSIONS else "Th_ k_ng"
+    argv = ["--generate", "--out", tmp_path, "--prompt", prompt, "--sample-chars", 40,
             "--device", "cpu"]
     code, stdout, _ = run(version, argv)
     assert code == 0
-    assert stdout.startswith("The ") and len(stdout.rstrip("\n")) >= len("The ") + 1
-    assert len(stdout) == len("The ") + 40 + 1  # prompt, 40 characters, print's newline
+    if version in CAUSAL_VERSIONS:
+        assert stdout.startswith("The ")
+        assert len(stdout) == len("The ") + 40 + 1  # prompt, 40 characters, print's newline
+    else:
+        filled = stdout.splitlines()[0]
+        assert len(filled) == len(prompt) and "_" not in filled
+        assert [c for c, p in zip(filled, prompt) if p != "_"] == [p for p in prompt if p != "_"]
     assert run(version, argv)[1] == stdout, "generation is seeded too"
 
 

@@ -29,7 +29,6 @@ eval_iters = 200  # batches averaged per loss estimate
 lr = 1e-2  # AdamW learning rate
 seed = 1337  # seeds the initial weights, the batches and the sampling
 MODEL_ARGS = []  # the hyperparameters LanguageModel takes: none, its table is vocab x vocab
-
 # The values each number may take, both ends included; the plumbing refuses others before any work
 LIMITS = {"batch_size": (1, 2048), "block_size": (1, 2048), "max_iters": (1, 10**6),
           "eval_interval": (1, 10**6), "eval_iters": (1, 10**4), "lr": (1e-6, 10.0),

@@ -31,7 +31,6 @@ seed = 1337  # seeds the initial weights, the batches and the sampling
 n_embd = 32  # C: width of every token vector
 n_head = 4  # nh: attention heads, each hs = C // nh wide
 MODEL_ARGS = ["block_size", "n_embd", "n_head"]  # the hyperparameters LanguageModel takes
-
 # The values each number may take, both ends included; the plumbing refuses others before any work
 LIMITS = {"batch_size": (1, 2048), "block_size": (1, 2048), "max_iters": (1, 10**6),
           "eval_interval": (1, 10**6), "eval_iters": (1, 10**4), "lr": (1e-6, 10.0),

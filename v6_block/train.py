@@ -33,12 +33,11 @@ n_embd = 32  # C: width of every token vector
 n_head = 4  # nh: attention heads, each hs = C // nh wide
 n_layer = 3  # layers stacked on top of each other
 dropout = 0.0  # dropout probability (0: off, as in the lecture at this size)
-residual = True  # skip connections around attention and FFN
+residual = True  # skip connections around attention and FFN (--no-residual turns them off)
 layernorm = True  # LayerNorm before attention, before the FFN, and at the end
 ffn_mult = 4  # the FFN's hidden layer is ffn_mult * C wide
 MODEL_ARGS = ["block_size", "n_embd", "n_head", "n_layer", "dropout", "residual", "layernorm",
               "ffn_mult"]  # the hyperparameters LanguageModel takes
-
 # The values each number may take, both ends included; the plumbing refuses others before any work
 LIMITS = {"batch_size": (1, 2048), "block_size": (1, 2048), "max_iters": (1, 10**6),
           "eval_interval": (1, 10**6), "eval_iters": (1, 10**4), "lr": (1e-6, 10.0),

@@ -39,7 +39,6 @@ intermediate_size = 128  # width of the FFN's hidden layer (BERT: 4 * C)
 chunk_size_ff = 0  # run the FFN on this many positions at a time (0: all at once)
 MODEL_ARGS = ["block_size", "n_embd", "n_head", "n_layer", "dropout", "hidden_act",
               "intermediate_size", "chunk_size_ff"]  # the hyperparameters LanguageModel takes
-
 # The values each number may take, both ends included; the plumbing refuses others before any work
 LIMITS = {"batch_size": (1, 2048), "block_size": (1, 2048), "max_iters": (1, 10**6),
           "eval_interval": (1, 10**6), "eval_iters": (1, 10**4), "lr": (1e-6, 10.0),

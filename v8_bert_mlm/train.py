@@ -40,7 +40,6 @@ chunk_size_ff = 0  # run the FFN on this many positions at a time (0: all at onc
 mask_prob = 0.15  # BERT: the share of each window's positions chosen, to hide and to score
 MODEL_ARGS = ["block_size", "n_embd", "n_head", "n_layer", "dropout", "hidden_act",
               "intermediate_size", "chunk_size_ff"]  # the hyperparameters LanguageModel takes
-
 # The values each number may take, both ends included; the plumbing refuses others before any work
 LIMITS = {"batch_size": (1, 2048), "block_size": (1, 2048), "max_iters": (1, 10**6),
           "eval_interval": (1, 10**6), "eval_iters": (1, 10**4), "lr": (1e-6, 10.0),
