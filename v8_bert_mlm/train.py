@@ -505,7 +505,8 @@ HYPERPARAMETERS = [name for name, value in globals().items()
                    if isinstance(value, (int, float, str)) and not name.startswith("_")]
 HELP = dict(re.findall(r"^(\w+) = [^#\n]*# (.*)", Path(__file__).read_text("utf-8"), re.M))
 VERSION = Path(__file__).resolve().parent.name  # "v1_bigram": names the run folder and checkpoint
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = next((p for p in Path(__file__).resolve().parents  # the repository, also for a step
+             if (p / "data" / "tinyplays.txt").is_file()), Path(__file__).resolve().parent.parent)
 RUN_FILES = ["ckpt.pt", "metrics.csv", "loss.png", "sample.txt"]  # a run folder holds these
 
 class UserError(Exception):
@@ -551,8 +552,7 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 def advice(error, fallback):
-    """A lesson's ValueError says what is wrong; this adds the flags to change: those its message
-    names, else fallback."""
+    """A lesson's ValueError, and the flags to change: those its message names, else fallback."""
     text = str(error)
     if "--" in text:  # the lesson has named the flag itself
         return UserError(text)

@@ -1,0 +1,136 @@
+"""The step series (vN/steps/*.diff) and tools/steps.py: each chain, applied to the rung before,
+gives its rung's train.py byte for byte; each step holds one idea within its budget of changed
+lines; every intermediate is a working program (it trains, writes its run and generates or fills
+in) and, before attention goes both ways, is causal; a patch whose context does not match the
+file is refused, never applied with fuzz."""
+import inspect
+
+import pytest
+import torch
+
+from conftest import ROOT, VERSIONS, load_tool, tiny_args
+from test_bad_input import assert_one_line_error
+from versions import import_path
+
+steps = load_tool("steps")
+STEPPED = [v for v in VERSIONS[1:] if steps.step_patches(v)]  # the rungs cut into steps
+BUDGET, RENAME_BUDGET = 60, 90  # changed lines of one step; a pure rename may reach 90
+CHAINS = [(v, i) for v in STEPPED for i in range(1, len(steps.chain(v)))]
+
+
+def test_the_rungs_that_bundle_ideas_have_steps():
+    assert "v4_multihead" in STEPPED
+
+
+@pytest.mark.parametrize("version", STEPPED)
+def test_each_chain_reproduces_its_rung_byte_for_byte(version):
+    final = steps.chain(version)[-1][1]
+    assert final == (ROOT / version / "train.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("version", STEPPED)
+def test_each_step_is_one_idea_within_its_budget(version):
+    names = [name for name, _ in steps.step_patches(version)]
+    assert names == sorted(names) and all(name[:2].isdigit() and name[2] == "-" for name in names)
+    assert [int(name[:2]) for name in names] == list(range(1, len(names) + 1))
+    renames = [name for name in names if "rename" in name]
+    assert len(renames) <= 1, "one step per rung may be a rename"
+    for name, patch in steps.step_patches(version):
+        budget = RENAME_BUDGET if "rename" in name else BUDGET
+        assert 0 < steps.changed_lines(patch) <= budget, (name, steps.changed_lines(patch))
+
+
+@pytest.fixture(scope="module")
+def intermediates(tmp_path_factory):
+    """{(version, index): the step's train.py imported as a module}, written as the tool does."""
+    modules = {}
+    for version in STEPPED:
+        out = tmp_path_factory.mktemp(version)
+        for i, (name, path, _) in enumerate(steps.write_steps(version, out)):
+            modules[version, i] = import_path(path, f"{version}_step_{name}")
+    return modules
+
+
+@pytest.mark.parametrize("version,index", CHAINS)
+def test_every_intermediate_trains_writes_its_run_and_generates(version, index, intermediates,
+                                                                tiny_corpus, tmp_path, capsys):
+    module = intermediates[version, index]
+    out = tmp_path / "run"
+    argv = tiny_args(tiny_corpus, out, "--max-iters", 20)
+    assert module.main([str(a) for a in argv]) == 0, capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == sorted(module.RUN_FILES)
+    prompt = "Th_ k_ng" if "fill_in" in vars(module) else "The "
+    capsys.readouterr()
+    code = module.main(["--generate", "--out", str(out), "--prompt", prompt, "--sample-chars",
+                        "20", "--device", "cpu", "--data", str(tiny_corpus)])
+    assert code == 0 and capsys.readouterr().out.startswith(prompt[:2])
+
+
+def small(module):
+    torch.manual_seed(0)
+    names = inspect.signature(module.LanguageModel).parameters
+    sizes = {"block_size": 5, "n_embd": 12, "n_head": 3}
+    return module.LanguageModel(11, **{k: v for k, v in sizes.items() if k in names}).eval()
+
+
+@pytest.mark.parametrize("version,index", CHAINS)
+def test_every_intermediate_that_writes_left_to_right_is_causal(version, index, intermediates):
+    module = intermediates[version, index]
+    if "fill_in" in vars(module):  # attention both ways: a masked-LM, causal by design no more
+        return
+    model, idx = small(module), torch.randint(11, (2, 5))
+    with torch.no_grad():
+        base = model(idx)[0]
+        for t in range(5):
+            changed = idx.clone()
+            changed[:, t] = (changed[:, t] + 1) % 11
+            logits = model(changed)[0]
+            torch.testing.assert_close(logits[:, :t], base[:, :t], rtol=0, atol=1e-6)
+
+
+# ---------------------------------------------------------------- the applier and the tool
+TEXT = "".join(f"line {i}\n" for i in range(1, 11))
+PATCH = """--- a/train.py
++++ b/train.py
+@@ -3,3 +3,4 @@
+ line 3
+-line 4
++line four
++line 4.5
+ line 5
+"""
+
+
+def test_a_patch_applies_where_it_says():
+    new = steps.apply_patch(TEXT, PATCH)
+    assert new.splitlines()[2:6] == ["line 3", "line four", "line 4.5", "line 5"]
+    assert steps.changed_lines(PATCH) == 3
+
+
+@pytest.mark.parametrize("text,fragment", [
+    (TEXT.replace("line 3\n", "line three\n"), "line 3 should read 'line 3'"),  # context differs
+    (TEXT.replace("line 4\n", "line 4 \n"), "line 4 should read 'line 4'"),  # removed line differs
+    ("line 0\n" + TEXT, "should read 'line 3' but reads 'line 2'"),  # shifted: no offset search
+])
+def test_a_patch_whose_lines_do_not_match_is_refused(text, fragment):
+    with pytest.raises(steps.UserError, match="the patch is not for this file"):
+        steps.apply_patch(text, PATCH)
+    with pytest.raises(steps.UserError) as e:
+        steps.apply_patch(text, PATCH)
+    assert fragment in str(e.value)
+
+
+def test_the_tool_writes_every_step_and_refuses_bad_input(tmp_path, capsys):
+    assert steps.main(["v4_multihead", "--out", str(tmp_path)]) == 0
+    written = sorted(p.parent.name for p in tmp_path.glob("*/train.py"))
+    assert written[0] == "00-v1_bigram" and len(written) == len(steps.chain("v4_multihead"))
+    assert (tmp_path / written[-1] / "train.py").read_bytes() == (
+        ROOT / "v4_multihead" / "train.py").read_bytes()
+    for argv, fragment in [(["v1_bigram"], "no rung 'v1_bigram' with a rung before it"),
+                           (["v9"], "no rung 'v9'"),
+                           (["v4_multihead", "--seed", "1", "1"], "give different seeds"),
+                           (["v4_multihead", "--", "--seed", "3"], "--seed after --")]:
+        capsys.readouterr()
+        code = steps.main(argv + ["--out", str(tmp_path / "x")] if "--" not in argv
+                          else argv[:1] + ["--out", str(tmp_path / "x")] + argv[1:])
+        assert_one_line_error((code, "", capsys.readouterr().err), fragment)

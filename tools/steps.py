@@ -1,0 +1,208 @@
+"""Walk a rung one idea at a time: apply its step patches to the rung before it, and run them.
+
+    python tools/steps.py v4_multihead                  # write every step's train.py
+    python tools/steps.py v4_multihead --train          # and train each, over 5 seeds
+    python tools/steps.py v4_multihead --train --seed 1337 1 2 -- --max-iters 500
+                                                        # flags after -- go to every train.py
+
+A rung that bundles several ideas carries them as patches, VERSION/steps/NN-short-name.diff, each
+a unified diff of train.py. Applied in order to the previous rung's train.py, they give this
+rung's train.py byte for byte. The tool writes the rung before and each step to
+runs/steps/VERSION/NN-short-name/train.py (00 is the rung before), so that any two can be run and
+compared with diff -u. A patch applies only where each hunk's lines match the file exactly, at
+the line numbers it gives: no fuzz, no offset (git apply and patch -p1 accept the same patches).
+
+--train runs every step with the same flags and seeds, each as its own process, one after the
+other, and prints a table: step, changed lines, parameters, final val loss (mean, min and max over
+the seeds) and the training loop's time. It writes the table to runs/steps/VERSION/steps.csv and
+the val curves (the mean over the seeds) to runs/steps/VERSION/steps.png.
+"""
+import csv
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from cli import ArgumentParser, UserError, check_output, command, one_line
+from versions import ROOT, VERSIONS
+
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+DEFAULT_SEEDS = [1337, 1, 2, 3, 4]
+
+
+def apply_patch(text, patch, name="the patch"):
+    """text with the unified diff patch applied; a UserError where a hunk's context or removed
+    lines are not exactly the file's lines at the place the hunk names."""
+    old, new, lines = text.splitlines(keepends=True), [], patch.splitlines(keepends=True)
+    at, i = 0, 0  # the next old line to copy; the patch line being read
+    while i < len(lines) and not lines[i].startswith("@@"):
+        i += 1  # the --- and +++ header
+    while i < len(lines):
+        m = HUNK.match(lines[i])
+        if not m:
+            raise UserError(f"{name}: line {i + 1} is not a hunk header: {lines[i].rstrip()!r}")
+        start = int(m.group(1)) - (m.group(2) != "0")  # 0-based; a count of 0 inserts after
+        if start < at:
+            raise UserError(f"{name}: the hunk at line {i + 1} overlaps the one before it")
+        new += old[at:start]
+        at, i = start, i + 1
+        while i < len(lines) and not lines[i].startswith("@@"):
+            kind, line = lines[i][0], lines[i][1:]
+            if kind in " -":
+                if at >= len(old) or old[at] != line:
+                    found = old[at].rstrip() if at < len(old) else "the end of the file"
+                    raise UserError(f"{name}: line {at + 1} should read {line.rstrip()!r} but "
+                                    f"reads {found!r}: the patch is not for this file")
+                at += 1
+            if kind in " +":
+                new.append(line)
+            if kind not in " -+\\":
+                raise UserError(f"{name}: line {i + 1} is not part of a hunk: "
+                                f"{lines[i].rstrip()!r}")
+            i += 1
+    return "".join(new + old[at:])
+
+
+def changed_lines(patch):
+    """The lines a patch removes or adds (its --- and +++ header not counted)."""
+    body = patch.split("\n@@", 1)[1] if "\n@@" in patch else ""
+    return sum(line[:1] in "+-" for line in body.splitlines())
+
+
+def previous_rung(version):
+    if version not in VERSIONS[1:]:
+        raise UserError(f"no rung {version!r} with a rung before it: choose one of "
+                        f"{', '.join(VERSIONS[1:])}")
+    return VERSIONS[VERSIONS.index(version) - 1]
+
+
+def step_patches(version):
+    """[(name, patch text)] of VERSION/steps/*.diff, in order; [] when the rung has none."""
+    folder = ROOT / version / "steps"
+    return [(p.stem, p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.diff"))]
+
+
+def chain(version):
+    """[(name, train.py text, changed lines)]: the rung before as 00-<its name>, then each step
+    applied to the one before it."""
+    before = previous_rung(version)
+    texts = [(f"00-{before}", (ROOT / before / "train.py").read_text(encoding="utf-8"), 0)]
+    for name, patch in step_patches(version):
+        texts.append((name, apply_patch(texts[-1][1], patch, f"{version}/steps/{name}.diff"),
+                       changed_lines(patch)))
+    return texts
+
+
+def write_steps(version, out):
+    """Write each step's train.py under out; [(name, path, changed lines)]."""
+    steps = chain(version)
+    if len(steps) == 1:
+        raise UserError(f"{version} has no steps/*.diff: it adds one idea, see "
+                        f"diff -u {steps[0][0][3:]}/train.py {version}/train.py")
+    final = (ROOT / version / "train.py").read_text(encoding="utf-8")
+    if steps[-1][1] != final:
+        raise UserError(f"{version}'s steps do not end at its train.py: a step patch is stale, "
+                        "write the patches again")
+    written = []
+    for name, text, changed in steps:
+        path = out / name / "train.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append((name, path, changed))
+    return written
+
+
+def train_step(script, out, seed, extra):
+    """Run one step's train.py; its last metrics row and its checkpoint's parameter count."""
+    import torch
+
+    cmd = [sys.executable, str(script), "--out", str(out), "--seed", str(seed),
+           "--data", str(ROOT / "data" / "tinyplays.txt"), *extra]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines() or ["no message"]
+        raise UserError(f"{script.parent.name} seed {seed} failed ({one_line(lines[-1])}): "
+                        f"run it alone to see why: {' '.join(cmd)}")
+    with open(out / "metrics.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    ckpt = torch.load(out / "ckpt.pt", weights_only=True)
+    return rows, ckpt["n_params"]
+
+
+def plot(curves, path, version):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, (name, steps, val) in enumerate(curves):
+        ax.plot(steps[1:], val[1:], color=f"C{i % 10}", label=f"{name} {val[-1]:.3f}")
+    ax.set(xlabel="step", ylabel="val loss, mean over the seeds (nats)",
+           title=f"{version}, step by step (from step {curves[0][1][1]})")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+@command
+def main(argv=None):
+    p = ArgumentParser(__file__, __doc__)
+    p.add_argument("version", help=f"a rung with steps: {', '.join(VERSIONS[1:])}")
+    p.add_argument("--out", type=Path, default=None,
+                   help="where the steps go (default: runs/steps/VERSION)")
+    p.add_argument("--train", action="store_true", help="also train each step")
+    p.add_argument("--seed", type=int, nargs="+", default=DEFAULT_SEEDS,
+                   help="seeds for --train (default: 1337 1 2 3 4)")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cut = argv.index("--") if "--" in argv else len(argv)  # after --: flags for every train.py
+    args = p.parse_args(argv[:cut])
+    args.extra = argv[cut + 1:]
+    out = args.out or ROOT / "runs" / "steps" / args.version
+    if any(seed < 0 for seed in args.seed) or len(set(args.seed)) < len(args.seed):
+        raise UserError(f"--seed {' '.join(map(str, args.seed))}: give different seeds, each "
+                        "0 or more")
+    own = [a for a in args.extra if a.split("=")[0] in ("--out", "--seed", "--data")]
+    if own:
+        raise UserError(f"{own[0]} after -- is set by this tool for each run: leave it out")
+    check_output(out / "steps.csv", "--out")
+    steps = write_steps(args.version, out)
+    for name, path, changed in steps:
+        print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}"
+              f"  ({changed} changed lines)")
+    if not args.train:
+        return 0
+    header = f"{'step':<26} {'changed':>7} {'params':>8} {'val mean':>8} {'min':>7} " \
+             f"{'max':>7} {'loop s':>7}"
+    print(f"\nseeds {' '.join(map(str, args.seed))} | extra flags: {' '.join(args.extra) or '-'}")
+    print(f"{header}\n{'-' * len(header)}", flush=True)
+    table, curves = [], []
+    for name, path, changed in steps:
+        runs = [train_step(path, out / name / f"seed{seed}", seed, args.extra)
+                for seed in args.seed]
+        finals = [float(rows[-1]["val_loss"]) for rows, _ in runs]
+        seconds = statistics.mean(float(rows[-1]["elapsed_s"]) for rows, _ in runs)
+        row = {"step": name, "changed_lines": changed, "params": runs[0][1],
+               "val_mean": statistics.mean(finals), "val_min": min(finals),
+               "val_max": max(finals), "seeds": len(finals), "loop_s": seconds}
+        table.append(row)
+        print(f"{name:<26} {changed:>7} {row['params']:>8,} {row['val_mean']:>8.4f} "
+              f"{row['val_min']:>7.4f} {row['val_max']:>7.4f} {seconds:>7.1f}", flush=True)
+        steps_axis = [int(r["step"]) for r in runs[0][0]]
+        mean_val = [statistics.mean(float(rows[i]["val_loss"]) for rows, _ in runs)
+                    for i in range(len(steps_axis))]
+        curves.append((name, steps_axis, mean_val))
+    with open(out / "steps.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(table[0]))
+        writer.writeheader()
+        writer.writerows(table)
+    plot(curves, out / "steps.png", args.version)
+    print(f"wrote {out / 'steps.csv'} and {out / 'steps.png'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
