@@ -4,7 +4,9 @@ Conventions the docs follow (and this file checks), in README.md and README.zh-C
 version folder:
 - ```diff blocks are hunks of `diff -u <previous>/train.py <this>/train.py`: their - and context
   lines, in order, are lines of the older file, their + and context lines, in order, lines of the
-  newer (several hunks may share a block; nothing is made up or reordered).
+  newer (several hunks may share a block; nothing is made up or reordered). A block right under
+  a `<!-- step: NN-name -->` line is a hunk of that step instead: the rung's steps/NN-name.diff,
+  between the step before and this one (tools/steps.py).
 - A parameter table is preceded by `<!-- params: EXPR -->`, EXPR built in the version's train.py
   namespace (e.g. `LanguageModel(vocab_size=72)`). Each row whose first cell holds a
   `backticked.module.path` or the word `total` ends with that module's parameter count (commas
@@ -38,10 +40,11 @@ import statistics
 import pytest
 import torch
 
-from conftest import (CAUSAL_VERSIONS, ROOT, VERSIONS, load, marked_line, n_params,
+from conftest import (CAUSAL_VERSIONS, ROOT, VERSIONS, load, load_tool, marked_line, n_params,
                       reference_results)
 
 DOCS = [(v, name) for v in VERSIONS for name in ("README.md", "README.zh-CN.md")]
+steps_tool = load_tool("steps")
 PREVIOUS = dict(zip(VERSIONS[1:], VERSIONS))
 
 
@@ -53,21 +56,40 @@ def fenced(text, lang):
     return re.findall(r"^```%s\n(.*?)^```" % lang, text, re.S | re.M)
 
 
+def diff_blocks(text):
+    """[(step name or None, block)]: each ```diff block, and the step its `<!-- step: NAME -->`
+    line just above names, if any."""
+    return [(m.group(1), m.group(2)) for m in
+            re.finditer(r"(?:^<!-- step: ([\w-]+) -->\n)?^```diff\n(.*?)^```", text, re.S | re.M)]
+
+
+def sides(version, step):
+    """(older name, its lines, newer name, its lines) that a diff block of version's doc shows:
+    the whole rung against the one before, or one step of its series against the step before."""
+    if step is None:
+        return (PREVIOUS[version], (ROOT / PREVIOUS[version] / "train.py").read_text().splitlines(),
+                version, (ROOT / version / "train.py").read_text().splitlines())
+    chain = {name: (i, text) for i, (name, text, _) in enumerate(steps_tool.chain(version))}
+    assert step in chain, f"{version} has no step {step}"
+    i, text = chain[step]
+    before_name, before, _ = steps_tool.chain(version)[i - 1]
+    return before_name, before.splitlines(), step, text.splitlines()
+
+
 @pytest.mark.parametrize("version,name", DOCS)
 def test_diff_blocks_are_real_hunks(version, name):
-    blocks = fenced(doc_text(version, name), "diff")
+    blocks = diff_blocks(doc_text(version, name))
     if version not in PREVIOUS:
         assert not blocks, "v1 has no previous version to diff against"
         return
     assert blocks, f"{version}/{name} shows no diff against {PREVIOUS[version]}"
-    old = (ROOT / PREVIOUS[version] / "train.py").read_text(encoding="utf-8").splitlines()
-    new = (ROOT / version / "train.py").read_text(encoding="utf-8").splitlines()
-    for block in blocks:
+    for step, block in blocks:
+        older, old, newer, new = sides(version, step)
         lines = [l for l in block.splitlines() if not l.startswith(("@@", "---", "+++"))]
         assert any(l.startswith("+") for l in lines), "a diff block should show what was added"
         # whichever way a diff tool aligns them: the older file reads - and context lines in this
         # order, the newer file + and context lines
-        for side, keep, source in ((PREVIOUS[version], "- ", old), (version, "+ ", new)):
+        for side, keep, source in ((older, "- ", old), (newer, "+ ", new)):
             position = 0
             for line in lines:
                 line = line or " "  # an empty context line may lose its leading space
@@ -323,3 +345,29 @@ def test_the_docs_quote_the_seed_ranges_they_state():
         for dataset in ("tinyplays", "tinyshakespeare"):
             assert f"{ranges['v6_block', dataset]:.3f}" in text, (
                 f"v6_block/{name}: v6's ten-seed range on {dataset}")
+
+
+def step_tables(text):
+    """{version: [row cells]} of each table under a `<!-- steps: VERSION -->` line."""
+    return {m.group(1): [[c.strip() for c in row.strip().strip("|").split("|")]
+                         for row in m.group(2).strip().splitlines()[2:]]
+            for m in re.finditer(r"<!-- steps: (\w+) -->\n+((?:\|.*\|\n?)+)", text)}
+
+
+@pytest.mark.parametrize("version,name", DOCS)
+def test_step_tables_quote_the_measured_steps(version, name):
+    """A step table's rows: the step, its changed lines (counted in its patch), its parameters and
+    its final val loss mean, min and max over the seeds, as reference/steps/VERSION.csv has them
+    (tools/steps.py --train wrote it)."""
+    tables = step_tables(doc_text(version, name))
+    if steps_tool.step_patches(version):
+        assert version in tables, f"{version}/{name} has no <!-- steps: {version} --> table"
+    for table_version, rows in tables.items():
+        with open(ROOT / "reference" / "steps" / f"{table_version}.csv", newline="") as f:
+            measured = list(csv.DictReader(f))
+        changed = {name: lines for name, _, lines in steps_tool.chain(table_version)}
+        assert [re.sub(r"[`*]", "", r[0]) for r in rows] == [m["step"] for m in measured]
+        for row, m in zip(rows, measured):
+            assert int(row[1]) == changed[m["step"]] == int(m["changed_lines"]), m["step"]
+            assert row[2] == f"{int(m['params']):,}", m["step"]
+            assert row[3:6] == [f"{float(m[k]):.4f}" for k in ("val_mean", "val_min", "val_max")]
