@@ -342,3 +342,38 @@ def test_fill_accuracy_compares_v7_and_v8_runs_of_one_text(trained, tmp_path, ca
     code = tool.main(["--v7", str(v8_out), "--v8", str(v8_out), "--data", str(corpus)])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "not v7_bert_layer" in err
+
+
+def lesson_definitions(version):
+    """{name: source} of each top-level function, class and assignment of a lesson (the part of
+    train.py above the plumbing's fence)."""
+    import ast
+
+    source = (ROOT / version / "train.py").read_text(encoding="utf-8")
+    lesson = source[:source.index("# ========================== plumbing below")]
+    found = {}
+    for node in ast.parse(lesson).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            found[node.name] = ast.get_source_segment(lesson, node)
+        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            found[node.targets[0].id] = ast.get_source_segment(lesson, node)
+    return found
+
+
+# what v8 changes of v7's lesson; everything else it shares must stay v7's to the character
+CHANGED_FROM_V7 = {"block_size", "LIMITS", "read_data", "get_batch", "BertConfig",
+                   "BertEmbeddings", "LanguageModel", "sample"}
+
+
+def test_what_v8_does_not_change_is_v7s_to_the_character():
+    """As transformers' `# Copied from` check (utils/check_copies.py) holds a copy to its
+    original: each definition v8 shares with v7, BertLayer and its parts among them, is v7's
+    source exactly, unless it is one v8 declares changed (and then it must differ)."""
+    v7, v8_defs = lesson_definitions("v7_bert_layer"), lesson_definitions("v8_bert_mlm")
+    shared = set(v7) & set(v8_defs)
+    assert {"BertLayer", "BertSelfAttention", "BertOutput", "apply_chunking_to_forward"} <= shared
+    for name in sorted(shared):
+        if name in CHANGED_FROM_V7:
+            assert v8_defs[name] != v7[name], f"{name} is v7's again: take it off the list"
+        else:
+            assert v8_defs[name] == v7[name], f"v8's {name} differs from v7's"
