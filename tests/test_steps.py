@@ -137,3 +137,21 @@ def test_the_tool_writes_every_step_and_refuses_bad_input(tmp_path, capsys):
         code = steps.main(argv + ["--out", str(tmp_path / "x")] if "--" not in argv
                           else argv[:1] + ["--out", str(tmp_path / "x")] + argv[1:])
         assert_one_line_error((code, "", capsys.readouterr().err), fragment)
+
+
+def test_train_tabulates_and_plots_every_step(tmp_path, tiny_corpus, capsys):
+    argv = ["v4_multihead", "--train", "--seed", "1", "2", "--out", str(tmp_path), "--data",
+            str(tiny_corpus), "--", "--max-iters", "20", "--eval-interval", "10",
+            "--eval-iters", "2", "--batch-size", "4", "--sample-chars", "5"]
+    assert steps.main(argv) == 0, capsys.readouterr().err
+    import csv
+    with open(tmp_path / "steps.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    names = [name for name, _, _ in steps.chain("v4_multihead")]
+    assert [r["step"] for r in rows] == names
+    for row in rows:
+        assert row["seeds"] == "2" and float(row["val_min"]) <= float(row["val_mean"]) <= float(
+            row["val_max"])
+    assert len({r["params"] for r in rows[3:]}) == 1, "one head and four: the same parameters"
+    assert (tmp_path / "steps.png").stat().st_size > 0
+    assert "04-multi-head" in capsys.readouterr().out

@@ -113,12 +113,12 @@ def write_steps(version, out):
     return written
 
 
-def train_step(script, out, seed, extra):
-    """Run one step's train.py; its last metrics row and its checkpoint's parameter count."""
+def train_step(script, out, seed, data, extra):
+    """Run one step's train.py; its metrics rows and its checkpoint's parameter count."""
     import torch
 
-    cmd = [sys.executable, str(script), "--out", str(out), "--seed", str(seed),
-           "--data", str(ROOT / "data" / "tinyplays.txt"), *extra]
+    cmd = [sys.executable, str(script), "--out", str(out), "--seed", str(seed), "--data", str(data),
+           *extra]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         lines = proc.stderr.strip().splitlines() or ["no message"]
@@ -155,6 +155,8 @@ def main(argv=None):
     p.add_argument("--out", type=Path, default=None,
                    help="where the steps go (default: runs/steps/VERSION)")
     p.add_argument("--train", action="store_true", help="also train each step")
+    p.add_argument("--data", type=Path, default=ROOT / "data" / "tinyplays.txt",
+                   help="the text every step trains on (default: data/tinyplays.txt)")
     p.add_argument("--seed", type=int, nargs="+", default=DEFAULT_SEEDS,
                    help="seeds for --train (default: 1337 1 2 3 4)")
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -168,6 +170,8 @@ def main(argv=None):
     own = [a for a in args.extra if a.split("=")[0] in ("--out", "--seed", "--data")]
     if own:
         raise UserError(f"{own[0]} after -- is set by this tool for each run: leave it out")
+    if args.train and not args.data.is_file():
+        raise UserError(f"no text at {args.data}: pass --data PATH")
     check_output(out / "steps.csv", "--out")
     steps = write_steps(args.version, out)
     for name, path, changed in steps:
@@ -177,11 +181,12 @@ def main(argv=None):
         return 0
     header = f"{'step':<26} {'changed':>7} {'params':>8} {'val mean':>8} {'min':>7} " \
              f"{'max':>7} {'loop s':>7}"
-    print(f"\nseeds {' '.join(map(str, args.seed))} | extra flags: {' '.join(args.extra) or '-'}")
+    print(f"\n{args.data.name} | seeds {' '.join(map(str, args.seed))} | extra flags: "
+          f"{' '.join(args.extra) or '-'}")
     print(f"{header}\n{'-' * len(header)}", flush=True)
     table, curves = [], []
     for name, path, changed in steps:
-        runs = [train_step(path, out / name / f"seed{seed}", seed, args.extra)
+        runs = [train_step(path, out / name / f"seed{seed}", seed, args.data, args.extra)
                 for seed in args.seed]
         finals = [float(rows[-1]["val_loss"]) for rows, _ in runs]
         seconds = statistics.mean(float(rows[-1]["elapsed_s"]) for rows, _ in runs)
