@@ -177,6 +177,9 @@ def main(argv=None):
     for name, path, changed in steps:
         print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}"
               f"  ({changed} changed lines)")
+    names = {name for name, _, _ in steps}
+    for stale in sorted(p for p in out.glob("[0-9][0-9]-*") if p.is_dir() and p.name not in names):
+        print(f"note: {stale} is from an older series of steps, not this one: delete it")
     if not args.train:
         return 0
     header = f"{'step':<26} {'changed':>7} {'params':>8} {'val mean':>8} {'min':>7} " \
