@@ -315,3 +315,11 @@ def test_folder_or_package_not_both(run_tool, tmp_path):
         assert_one_line_error(run_tool(*argv), "pass a FOLDER or --package NAME")
     assert_one_line_error(run_tool("--package", "no_such_package_here"),
                           "no installed package 'no_such_package_here'")
+
+
+def test_help_says_what_a_folder_holds(capsys):
+    with pytest.raises(SystemExit):
+        tool.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name in ("config.json", "model.safetensors", "pytorch_model.bin", "vocab.txt", "--fill"):
+        assert name in text, name

@@ -406,7 +406,10 @@ def report(folder, result, atol):
 @command
 def main(argv=None):
     p = ArgumentParser(__file__, __doc__)
-    p.add_argument("folder", nargs="?", type=Path, help="a BERT checkpoint folder")
+    p.add_argument("folder", nargs="?", type=Path,
+                   help="a folder that save_pretrained or a Hub download wrote: config.json, "
+                        "model.safetensors or pytorch_model.bin, and optionally tokenizer.json or "
+                        "vocab.txt (without one, the input is random ids)")
     p.add_argument("--package", help="an installed package holding the folder, instead of FOLDER")
     p.add_argument("--text", action="append", help="a sentence (repeat for more); needs a "
                    "tokenizer in the folder (default: four sentences of our own)")
