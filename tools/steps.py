@@ -24,7 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cli import ArgumentParser, UserError, check_output, command, one_line
+from cli import ArgumentParser, UserError, check_output, command, one_line, write_csv
 from versions import ROOT, VERSIONS
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -203,10 +203,7 @@ def main(argv=None):
         mean_val = [statistics.mean(float(rows[i]["val_loss"]) for rows, _ in runs)
                     for i in range(len(steps_axis))]
         curves.append((name, steps_axis, mean_val))
-    with open(out / "steps.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(table[0]))
-        writer.writeheader()
-        writer.writerows(table)
+    write_csv(out / "steps.csv", table)
     plot(curves, out / "steps.png", args.version)
     print(f"wrote {out / 'steps.csv'} and {out / 'steps.png'}")
     return 0
