@@ -132,6 +132,7 @@ def test_the_tool_writes_every_step_and_refuses_bad_input(tmp_path, capsys):
     for argv, fragment in [(["v1_bigram"], "no rung 'v1_bigram' with a rung before it"),
                            (["v9"], "no rung 'v9'"),
                            (["v4_multihead", "--seed", "1", "1"], "give different seeds"),
+                           (["v4_multihead", "--jobs", "0"], "--jobs must be from 1 to"),
                            (["v4_multihead", "--", "--seed", "3"], "--seed after --")]:
         capsys.readouterr()
         code = steps.main(argv + ["--out", str(tmp_path / "x")] if "--" not in argv
@@ -140,7 +141,8 @@ def test_the_tool_writes_every_step_and_refuses_bad_input(tmp_path, capsys):
 
 
 def test_train_tabulates_and_plots_every_step(tmp_path, tiny_corpus, capsys):
-    argv = ["v4_multihead", "--train", "--seed", "1", "2", "--out", str(tmp_path), "--data",
+    argv = ["v4_multihead", "--train", "--seed", "1", "2", "--jobs", "2", "--out", str(tmp_path),
+            "--data",
             str(tiny_corpus), "--", "--max-iters", "20", "--eval-interval", "10",
             "--eval-iters", "2", "--batch-size", "4", "--sample-chars", "5"]
     assert steps.main(argv) == 0, capsys.readouterr().err
@@ -150,8 +152,10 @@ def test_train_tabulates_and_plots_every_step(tmp_path, tiny_corpus, capsys):
     names = [name for name, _, _ in steps.chain("v4_multihead")]
     assert [r["step"] for r in rows] == names
     for row in rows:
-        assert row["seeds"] == "2" and float(row["val_min"]) <= float(row["val_mean"]) <= float(
-            row["val_max"])
+        each = sorted(float(v) for v in row["val_each"].split())
+        assert row["seeds"] == "2" and len(each) == 2
+        assert [float(row["val_min"]), float(row["val_max"])] == pytest.approx(each, abs=5e-5)
+        assert float(row["val_min"]) <= float(row["val_mean"]) <= float(row["val_max"])
     assert len({r["params"] for r in rows[3:]}) == 1, "one head and four: the same parameters"
     assert (tmp_path / "steps.png").stat().st_size > 0
     assert "04-multi-head" in capsys.readouterr().out

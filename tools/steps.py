@@ -4,6 +4,7 @@
     python tools/steps.py v4_multihead --train          # and train each, over 5 seeds
     python tools/steps.py v4_multihead --train --seed 1337 1 2 -- --max-iters 500
                                                         # flags after -- go to every train.py
+    python tools/steps.py v8_bert_mlm --train --jobs 2  # two runs at once, one per CPU core
 
 A rung that bundles several ideas carries them as patches, VERSION/steps/NN-short-name.diff, each
 a unified diff of train.py. Applied in order to the previous rung's train.py, they give this
@@ -12,16 +13,19 @@ runs/steps/VERSION/NN-short-name/train.py (00 is the rung before), so that any t
 compared with diff -u. A patch applies only where each hunk's lines match the file exactly, at
 the line numbers it gives: no fuzz, no offset (git apply and patch -p1 accept the same patches).
 
---train runs every step with the same flags and seeds, each as its own process, one after the
-other, and prints a table: step, changed lines, parameters, final val loss (mean, min and max over
-the seeds) and the training loop's time. It writes the table to runs/steps/VERSION/steps.csv and
+--train runs every step with the same flags and seeds, each as its own process (--jobs of them at
+once; each train.py uses one thread unless told otherwise), and prints a table: step, changed
+lines, parameters, final val loss (mean, min and max over the seeds, and each seed's) and the
+training loop's time. It writes the table to runs/steps/VERSION/steps.csv and
 the val curves (the mean over the seeds) to runs/steps/VERSION/steps.png.
 """
 import csv
 import re
 import statistics
+import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from cli import ArgumentParser, UserError, check_output, command, one_line, write_csv
@@ -159,6 +163,8 @@ def main(argv=None):
                    help="the text every step trains on (default: data/tinyplays.txt)")
     p.add_argument("--seed", type=int, nargs="+", default=DEFAULT_SEEDS,
                    help="seeds for --train (default: 1337 1 2 3 4)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="runs at once for --train, at most one per CPU core (default: 1)")
     argv = list(sys.argv[1:] if argv is None else argv)
     cut = argv.index("--") if "--" in argv else len(argv)  # after --: flags for every train.py
     args = p.parse_args(argv[:cut])
@@ -167,6 +173,10 @@ def main(argv=None):
     if any(seed < 0 for seed in args.seed) or len(set(args.seed)) < len(args.seed):
         raise UserError(f"--seed {' '.join(map(str, args.seed))}: give different seeds, each "
                         "0 or more")
+    cores = os.cpu_count() or 1
+    if not 1 <= args.jobs <= cores:
+        raise UserError(f"--jobs must be from 1 to {cores} (this machine's CPU cores), "
+                        f"got {args.jobs}")
     own = [a for a in args.extra if a.split("=")[0] in ("--out", "--seed", "--data")]
     if own:
         raise UserError(f"{own[0]} after -- is set by this tool for each run: leave it out")
@@ -188,14 +198,21 @@ def main(argv=None):
           f"{' '.join(args.extra) or '-'}")
     print(f"{header}\n{'-' * len(header)}", flush=True)
     table, curves = [], []
-    for name, path, changed in steps:
-        runs = [train_step(path, out / name / f"seed{seed}", seed, args.data, args.extra)
-                for seed in args.seed]
+    pool = ThreadPoolExecutor(args.jobs)  # threads that each wait on one train.py process
+    started = [[pool.submit(train_step, path, out / name / f"seed{seed}", seed, args.data,
+                            args.extra) for seed in args.seed] for name, path, _ in steps]
+    for (name, path, changed), futures in zip(steps, started):
+        try:
+            runs = [f.result() for f in futures]
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
         finals = [float(rows[-1]["val_loss"]) for rows, _ in runs]
         seconds = statistics.mean(float(rows[-1]["elapsed_s"]) for rows, _ in runs)
         row = {"step": name, "changed_lines": changed, "params": runs[0][1],
                "val_mean": statistics.mean(finals), "val_min": min(finals),
-               "val_max": max(finals), "seeds": len(finals), "loop_s": seconds}
+               "val_max": max(finals), "seeds": len(finals), "loop_s": seconds,
+               "val_each": " ".join(f"{v:.4f}" for v in finals)}
         table.append(row)
         print(f"{name:<26} {changed:>7} {row['params']:>8,} {row['val_mean']:>8.4f} "
               f"{row['val_min']:>7.4f} {row['val_max']:>7.4f} {seconds:>7.1f}", flush=True)
