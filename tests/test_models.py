@@ -95,22 +95,14 @@ def test_seed_002_parameter_counts():
     assert n_params(v5) - n_params(v4) == 1056  # v5 adds exactly the FFN
 
 
-def test_v6_ablation_switches_change_the_architecture():
+def test_v6_block_is_pre_norm_with_a_residual_path_around_each_sublayer():
     mod = load("v6_block")
-    full = mod.LanguageModel(vocab_size=65)
-    assert (n_params(mod.LanguageModel(vocab_size=65, layernorm=False))
-            == n_params(full) - (3 * 2 + 1) * 2 * 32)
-    assert (n_params(mod.LanguageModel(vocab_size=65, ffn_mult=1))
-            == n_params(full) - 3 * (6 * 32 * 32 + 3 * 32))
     torch.manual_seed(0)
     x = torch.randn(B, T, 32)
-    block = mod.Block(32, 4, 8, 0.0, residual=False, layernorm=True, ffn_mult=4)
-    with_skip = mod.Block(32, 4, 8, 0.0, residual=True, layernorm=True, ffn_mult=4)
-    with_skip.load_state_dict(block.state_dict())
-    # the residual path adds x back around each sublayer, nothing else differs
-    a = block.sa(block.ln1(x))
-    assert torch.allclose(with_skip(x), x + a + block.ffwd(block.ln2(x + a)), atol=1e-6)
-    assert torch.allclose(block(x), block.ffwd(block.ln2(a)), atol=1e-6)
+    block = mod.Block(32, 4, 8, 0.0)
+    a = block.sa(block.ln1(x))  # attention reads LayerNorm(x); its output is added to x
+    assert torch.allclose(block(x), x + a + block.ffwd(block.ln2(x + a)), atol=1e-6)
+    assert n_params(block.ffwd) == 32 * 128 + 128 + 128 * 32 + 32  # 4x wider inside
 
 
 def test_attention_scale_is_head_size():

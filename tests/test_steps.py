@@ -19,7 +19,7 @@ CHAINS = [(v, i) for v in STEPPED for i in range(1, len(steps.chain(v)))]
 
 
 def test_the_rungs_that_bundle_ideas_have_steps():
-    assert {"v4_multihead", "v8_bert_mlm"} <= set(STEPPED)
+    assert {"v4_multihead", "v6_block", "v8_bert_mlm"} <= set(STEPPED)
 
 
 @pytest.mark.parametrize("version", STEPPED)

@@ -134,16 +134,14 @@ def test_ctrl_c_while_generating_stops_without_a_traceback(version, run, tiny_co
     assert folder_bytes(tmp_path) == before
 
 
-def test_v6_ablation_flags_run(run, tiny_corpus, tmp_path):
-    argv = tiny_args(tiny_corpus, tmp_path, "--no-residual", "--no-layernorm", "--ffn-mult", 1,
-                     "--n-layer", 2)
-    code, stdout, _ = run("v6_block", argv)
+def test_v6_depth_and_dropout_flags_reach_the_model(run, tiny_corpus, tmp_path):
+    code, stdout, _ = run("v6_block", tiny_args(tiny_corpus, tmp_path, "--n-layer", 2,
+                                                "--dropout", 0.1))
     assert code == 0
     ckpt = torch.load(tmp_path / "ckpt.pt", weights_only=True)
     assert ckpt["model_args"] == {"block_size": 8, "n_embd": 32, "n_head": 4, "n_layer": 2,
-                                  "dropout": 0.0, "residual": False, "layernorm": False,
-                                  "ffn_mult": 1}
-    assert not any(k.startswith("ln_f") or ".ln1" in k for k in ckpt["state_dict"])
+                                  "dropout": 0.1}
+    assert {k.split(".")[1] for k in ckpt["state_dict"] if k.startswith("blocks.")} == {"0", "1"}
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -158,5 +156,5 @@ def test_help_lists_the_hyperparameters(version, capsys):
     if version != "v1_bigram":
         assert "--n-embd" in text and "--n-head" in text
     if version == "v6_block":
-        for flag in ("--n-layer", "--dropout", "--no-residual", "--no-layernorm", "--ffn-mult"):
+        for flag in ("--n-layer", "--dropout"):
             assert flag in text

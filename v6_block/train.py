@@ -3,7 +3,7 @@
 Train:     python v6_block/train.py                        (defaults below; CPU: about a minute)
 Generate:  python v6_block/train.py --generate --prompt "MARGERY:"
 Compare:   diff -u v5_ffn/train.py v6_block/train.py
-Ablate:    --no-residual, --no-layernorm, --ffn-mult 1 (the lecture's steps in between)
+Steps:     python tools/steps.py v6_block              (the same diff, one idea at a time)
 """
 import signal  # first: a Ctrl-C while the libraries below load stops the script at once
 if __name__ == "__main__":  # (from main() on, the plumbing answers it)
@@ -33,17 +33,12 @@ n_embd = 32  # C: width of every token vector
 n_head = 4  # nh: attention heads, each hs = C // nh wide
 n_layer = 3  # layers stacked on top of each other
 dropout = 0.0  # dropout probability (0: off, as in the lecture at this size)
-residual = True  # skip connections around attention and FFN (--no-residual turns them off)
-layernorm = True  # LayerNorm before attention, before the FFN, and at the end
-ffn_mult = 4  # the FFN's hidden layer is ffn_mult * C wide
-MODEL_ARGS = ["block_size", "n_embd", "n_head", "n_layer", "dropout", "residual", "layernorm",
-              "ffn_mult"]  # the hyperparameters LanguageModel takes
+MODEL_ARGS = ["block_size", "n_embd", "n_head", "n_layer", "dropout"]  # what LanguageModel takes
 # The values each number may take, both ends included; the plumbing refuses others before any work
 LIMITS = {"batch_size": (1, 2048), "block_size": (1, 2048), "max_iters": (1, 10**6),
           "eval_interval": (1, 10**6), "eval_iters": (1, 10**4), "lr": (1e-6, 10.0),
           "seed": (0, 2**63 - 2),  # the estimates use seed + 1; torch's largest is 2**63 - 1
-          "n_embd": (1, 1024), "n_head": (1, 64), "n_layer": (1, 48), "dropout": (0.0, 0.9),
-          "ffn_mult": (1, 16)}
+          "n_embd": (1, 1024), "n_head": (1, 64), "n_layer": (1, 48), "dropout": (0.0, 0.9)}
 
 # ------------------------------------------------------------------ data
 def read_data(path):
@@ -100,14 +95,14 @@ class MultiHeadAttention(nn.Module):
         return self.resid_dropout(self.proj(out))  # (B, T, C)
 
 class FeedForward(nn.Module):
-    """Per-position MLP: expand to ffn_mult * C, ReLU, project back to C."""
+    """Per-position MLP: expand to 4 * C, ReLU, project back to C."""
 
-    def __init__(self, n_embd, ffn_mult, dropout):
+    def __init__(self, n_embd, dropout):
         super().__init__()
         self.net = nn.Sequential(
-            nn.Linear(n_embd, ffn_mult * n_embd),
+            nn.Linear(n_embd, 4 * n_embd),  # 4x wider inside, as in "Attention Is All You Need"
             nn.ReLU(),
-            nn.Linear(ffn_mult * n_embd, n_embd),
+            nn.Linear(4 * n_embd, n_embd),
             nn.Dropout(dropout),
         )
 
@@ -117,38 +112,32 @@ class FeedForward(nn.Module):
 class Block(nn.Module):
     """Communication (attention), then computation (FFN): each reads LayerNorm(x) and adds to x."""
 
-    def __init__(self, n_embd, n_head, block_size, dropout, residual, layernorm, ffn_mult):
+    def __init__(self, n_embd, n_head, block_size, dropout):
         super().__init__()
         self.sa = MultiHeadAttention(n_embd, n_head, block_size, dropout)
-        self.ffwd = FeedForward(n_embd, ffn_mult, dropout)
-        self.ln1 = nn.LayerNorm(n_embd) if layernorm else nn.Identity()
-        self.ln2 = nn.LayerNorm(n_embd) if layernorm else nn.Identity()
-        self.residual = residual
+        self.ffwd = FeedForward(n_embd, dropout)
+        self.ln1 = nn.LayerNorm(n_embd)
+        self.ln2 = nn.LayerNorm(n_embd)
 
     def forward(self, x):
-        skip = x if self.residual else 0  # --no-residual: each sublayer replaces x, adds nothing
-        x = skip + self.sa(self.ln1(x))  # (B, T, C)
-        skip = x if self.residual else 0
-        x = skip + self.ffwd(self.ln2(x))  # (B, T, C)
+        x = x + self.sa(self.ln1(x))  # (B, T, C): x rides the residual path past attention
+        x = x + self.ffwd(self.ln2(x))  # (B, T, C): and past the FFN
         return x
 
 class LanguageModel(nn.Module):
     """Token and position embeddings, n_layer Blocks, a final LayerNorm, a linear head to logits."""
 
     def __init__(self, vocab_size, block_size=block_size, n_embd=n_embd, n_head=n_head,
-                 n_layer=n_layer, dropout=dropout, residual=residual, layernorm=layernorm,
-                 ffn_mult=ffn_mult):
+                 n_layer=n_layer, dropout=dropout):
         super().__init__()
         if n_embd % n_head:
             raise ValueError(f"n_embd ({n_embd}) must be a multiple of n_head ({n_head})")
         self.block_size = block_size
         self.token_embedding_table = nn.Embedding(vocab_size, n_embd)
         self.position_embedding_table = nn.Embedding(block_size, n_embd)
-        self.blocks = nn.Sequential(*[
-            Block(n_embd, n_head, block_size, dropout, residual, layernorm, ffn_mult)
-            for _ in range(n_layer)
-        ])
-        self.ln_f = nn.LayerNorm(n_embd) if layernorm else nn.Identity()
+        self.blocks = nn.Sequential(*[Block(n_embd, n_head, block_size, dropout)
+                                      for _ in range(n_layer)])
+        self.ln_f = nn.LayerNorm(n_embd)  # the final LayerNorm, before the head
         self.lm_head = nn.Linear(n_embd, vocab_size)
 
     def forward(self, idx, targets=None):
