@@ -24,8 +24,8 @@ LESSON_BUDGET = {"v1_bigram": 130, "v4_multihead": 175, "v5_ffn": 190, "v6_block
 # the lessons' LIMITS, their comments as --help and their ValueErrors worded as flag advice, 15.
 PLUMBING_BUDGET = 250
 # changed lines that `diff -u` prints against the version before (v7 rebuilds HF's BertLayer)
-MAX_CHANGED_LINES = {"v4_multihead": 120, "v5_ffn": 30, "v6_block": 75, "v7_bert_layer": 379,
-                     "v8_bert_mlm": 215}
+MAX_CHANGED_LINES = {"v4_multihead": 120, "v5_ffn": 30, "v6_block": 75, "v7_bert_layer": 377,
+                     "v8_bert_mlm": 214}
 
 
 def lines(version):

@@ -19,7 +19,7 @@ CHAINS = [(v, i) for v in STEPPED for i in range(1, len(steps.chain(v)))]
 
 
 def test_the_rungs_that_bundle_ideas_have_steps():
-    assert {"v4_multihead", "v6_block", "v8_bert_mlm"} <= set(STEPPED)
+    assert set(STEPPED) == {"v4_multihead", "v6_block", "v7_bert_layer", "v8_bert_mlm"}
 
 
 @pytest.mark.parametrize("version", STEPPED)
@@ -72,7 +72,7 @@ def test_every_intermediate_trains_writes_its_run_and_generates(version, index, 
 def small(module):
     torch.manual_seed(0)
     names = inspect.signature(module.LanguageModel).parameters
-    sizes = {"block_size": 5, "n_embd": 12, "n_head": 3}
+    sizes = {"block_size": 5, "n_embd": 12, "n_head": 3, "intermediate_size": 48}  # 4 * n_embd
     return module.LanguageModel(11, **{k: v for k, v in sizes.items() if k in names}).eval()
 
 
@@ -159,3 +159,57 @@ def test_train_tabulates_and_plots_every_step(tmp_path, tiny_corpus, capsys):
     assert len({r["params"] for r in rows[3:]}) == 1, "one head and four: the same parameters"
     assert (tmp_path / "steps.png").stat().st_size > 0
     assert "04-multi-head" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- v7: v6 in HF's names first
+# Steps that rebuild a model under new names and change no computation: built from the same seed,
+# each gives the logits of the step before it, bit for bit (so a run repeats the step before's
+# losses exactly), and a "rename" step is one of them.
+UNCHANGED = {"v7_bert_layer": ["01-config", "02-rename-attention", "03-hf-ffn", "04-hf-layer"]}
+# Where each v6 weight lives once v7's steps have rebuilt v6 in HF's module tree (step 04)
+V6_TO_HF = [(r"^token_embedding_table\.", "embeddings.word_embeddings."),
+            (r"^position_embedding_table\.", "embeddings.position_embeddings."),
+            (r"^blocks\.(\d+)\.sa\.(query|key|value|tril)", r"encoder.layer.\1.attention.self.\2"),
+            (r"^blocks\.(\d+)\.sa\.proj\.", r"encoder.layer.\1.attention.output.dense."),
+            (r"^blocks\.(\d+)\.ln1\.", r"encoder.layer.\1.attention.output.LayerNorm."),
+            (r"^blocks\.(\d+)\.ffwd\.net\.0\.", r"encoder.layer.\1.intermediate.dense."),
+            (r"^blocks\.(\d+)\.ffwd\.net\.2\.", r"encoder.layer.\1.output.dense."),
+            (r"^blocks\.(\d+)\.ln2\.", r"encoder.layer.\1.output.LayerNorm.")]
+
+
+def test_the_renaming_steps_change_no_computation(intermediates):
+    for version in STEPPED:
+        names = [name for name, _ in steps.step_patches(version)]
+        unchanged = UNCHANGED.get(version, [])
+        assert {n for n in names if "rename" in n} <= set(unchanged), "a rename changes nothing"
+        for name in unchanged:
+            i = names.index(name) + 1
+            before, after = small(intermediates[version, i - 1]), small(intermediates[version, i])
+            idx = torch.randint(11, (2, 5))
+            with torch.no_grad():
+                assert torch.equal(before(idx)[0], after(idx)[0]), f"{version} {name}"
+
+
+def test_v6_weights_mapped_into_hf_names_give_the_same_logits(intermediates):
+    import re
+
+    from transformers import BertConfig, BertModel
+
+    index = [name for name, _ in steps.step_patches("v7_bert_layer")].index("04-hf-layer") + 1
+    v6, hf = small(intermediates["v7_bert_layer", 0]), intermediates["v7_bert_layer", index]
+    torch.manual_seed(1)  # other weights than v6's, so that only the loaded ones can match
+    model = small(hf)
+    mapped = {}
+    for key, value in v6.state_dict().items():
+        for pattern, name in V6_TO_HF:
+            key = re.sub(pattern, name, key)
+        mapped[key] = value
+    model.load_state_dict(mapped, strict=True)  # every key found, none left over
+    idx = torch.randint(11, (2, 5))
+    with torch.no_grad():
+        assert torch.equal(model(idx)[0], v6(idx)[0])
+    # and these are transformers' own names, but for v6's tril, final LayerNorm and head
+    theirs = BertModel(BertConfig(vocab_size=11, hidden_size=12, num_hidden_layers=3,
+                                  num_attention_heads=3, intermediate_size=48)).state_dict()
+    ours = {k for k in mapped if not re.search(r"tril|^ln_f\.|^lm_head\.", k)}
+    assert ours <= set(theirs), sorted(ours - set(theirs))

@@ -3,6 +3,7 @@
 Train:     python v8_bert_mlm/train.py                   (defaults below; CPU: about 3 minutes)
 Fill in:   python v8_bert_mlm/train.py --generate --prompt "MARGERY: I pr_y you, s_r."
 Compare:   diff -u v7_bert_layer/train.py v8_bert_mlm/train.py
+Steps:     python tools/steps.py v8_bert_mlm               (the same diff, one idea at a time)
 v7 predicts each next character from the left side; v8 hides some characters and sees both sides.
 """
 import signal  # first: a Ctrl-C while the libraries below load stops the script at once
