@@ -2,8 +2,7 @@
 
 Train:     python v4_multihead/train.py                    (defaults below; CPU: half a minute)
 Generate:  python v4_multihead/train.py --generate --prompt "MARGERY:"
-Compare:   diff -u v1_bigram/train.py v4_multihead/train.py
-Steps:     python tools/steps.py v4_multihead              (the same diff, one idea at a time)
+Compare:   diff -u v1_bigram/train.py v4_multihead/train.py  (step by step: tools/steps.py)
 """
 import signal  # first: a Ctrl-C while the libraries below load stops the script at once
 if __name__ == "__main__":  # (from main() on, the plumbing answers it)

@@ -2,8 +2,7 @@
 
 Train:     python v6_block/train.py                        (defaults below; CPU: about a minute)
 Generate:  python v6_block/train.py --generate --prompt "MARGERY:"
-Compare:   diff -u v5_ffn/train.py v6_block/train.py
-Steps:     python tools/steps.py v6_block                  (the same diff, one idea at a time)
+Compare:   diff -u v5_ffn/train.py v6_block/train.py  (step by step: tools/steps.py)
 """
 import signal  # first: a Ctrl-C while the libraries below load stops the script at once
 if __name__ == "__main__":  # (from main() on, the plumbing answers it)

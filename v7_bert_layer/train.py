@@ -2,8 +2,7 @@
 
 Train:     python v7_bert_layer/train.py                   (defaults below; CPU: 1 to 2 minutes)
 Generate:  python v7_bert_layer/train.py --generate --prompt "MARGERY:"
-Compare:   diff -u v6_block/train.py v7_bert_layer/train.py
-Steps:     python tools/steps.py v7_bert_layer             (the same diff, one idea at a time)
+Compare:   diff -u v6_block/train.py v7_bert_layer/train.py  (step by step: tools/steps.py)
 Where the LayerNorm goes: v6 is pre-norm, x + f(LN(x)); BERT is post-norm, LN(x + f(x)).
 """
 import signal  # first: a Ctrl-C while the libraries below load stops the script at once

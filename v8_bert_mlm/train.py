@@ -2,8 +2,7 @@
 
 Train:     python v8_bert_mlm/train.py                   (defaults below; CPU: about 3 minutes)
 Fill in:   python v8_bert_mlm/train.py --generate --prompt "MARGERY: I pr_y you, s_r."
-Compare:   diff -u v7_bert_layer/train.py v8_bert_mlm/train.py
-Steps:     python tools/steps.py v8_bert_mlm               (the same diff, one idea at a time)
+Compare:   diff -u v7_bert_layer/train.py v8_bert_mlm/train.py  (step by step: tools/steps.py)
 v7 predicts each next character from the left side; v8 hides some characters and sees both sides.
 """
 import signal  # first: a Ctrl-C while the libraries below load stops the script at once
@@ -134,8 +133,7 @@ def apply_chunking_to_forward(forward_fn, chunk_size, chunk_dim, *input_tensors)
     return forward_fn(*input_tensors)
 
 class BertEmbeddings(nn.Module):
-    """Word + position + token-type embeddings, LayerNorm and dropout (BERT's token types tell
-    sentence A from sentence B; a character model has one text, type 0)."""
+    """Word + position + token-type embeddings (sentence A or B; here all 0), LayerNorm, dropout."""
 
     def __init__(self, config):
         super().__init__()
