@@ -431,8 +431,6 @@ def test_v7_flags_in_help_and_a_real_process(tmp_path, tiny_corpus, capsys):
     for flag in ("--hidden-act", "--intermediate-size", "--chunk-size-ff", "--n-layer",
                  "--dropout"):
         assert flag in text
-    # v6's ablation switches: BERT has no such knobs
-    assert "--no-residual" not in text and "--ffn-mult" not in text
     proc = subprocess.run([sys.executable, str(ROOT / "v7_bert_layer" / "train.py"),
                            "--data", str(tiny_corpus), "--out", str(tmp_path),
                            "--chunk-size-ff", "5"],

@@ -5,6 +5,8 @@
     python tools/steps.py v4_multihead --train --seed 1337 1 2 -- --max-iters 500
                                                         # flags after -- go to every train.py
     python tools/steps.py v8_bert_mlm --train --jobs 2  # two runs at once, one per CPU core
+    python tools/steps.py v6_block --train --first 1 -- --n-layer 8
+                                                        # from step 01 on: v5 has no --n-layer
 
 A rung that bundles several ideas carries them as patches, VERSION/steps/NN-short-name.diff, each
 a unified diff of train.py. Applied in order to the previous rung's train.py, they give this
@@ -163,6 +165,8 @@ def main(argv=None):
                    help="the text every step trains on (default: data/tinyplays.txt)")
     p.add_argument("--seed", type=int, nargs="+", default=DEFAULT_SEEDS,
                    help="seeds for --train (default: 1337 1 2 3 4)")
+    p.add_argument("--first", type=int, default=0,
+                   help="train from this step on, e.g. 1 to leave out the rung before (default: 0)")
     p.add_argument("--jobs", type=int, default=1,
                    help="runs at once for --train, at most one per CPU core (default: 1)")
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -184,6 +188,9 @@ def main(argv=None):
         raise UserError(f"no text at {args.data}: pass --data PATH")
     check_output(out / "steps.csv", "--out")
     steps = write_steps(args.version, out)
+    if not 0 <= args.first < len(steps):
+        raise UserError(f"--first must be from 0 to {len(steps) - 1}, the last of "
+                        f"{args.version}'s steps, got {args.first}")
     for name, path, changed in steps:
         print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}"
               f"  ({changed} changed lines)")
@@ -197,6 +204,7 @@ def main(argv=None):
     print(f"\n{args.data.name} | seeds {' '.join(map(str, args.seed))} | extra flags: "
           f"{' '.join(args.extra) or '-'}")
     print(f"{header}\n{'-' * len(header)}", flush=True)
+    steps = steps[args.first:]
     table, curves = [], []
     pool = ThreadPoolExecutor(args.jobs)  # threads that each wait on one train.py process
     started = [[pool.submit(train_step, path, out / name / f"seed{seed}", seed, args.data,
