@@ -30,6 +30,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from tqdm import tqdm
+
 from cli import ArgumentParser, UserError, check_output, command, one_line, write_csv
 from versions import ROOT, VERSIONS
 
@@ -209,6 +211,10 @@ def main(argv=None):
     pool = ThreadPoolExecutor(args.jobs)  # threads that each wait on one train.py process
     started = [[pool.submit(train_step, path, out / name / f"seed{seed}", seed, args.data,
                             args.extra) for seed in args.seed] for name, path, _ in steps]
+    bar = tqdm(total=len(steps) * len(args.seed), unit="run", leave=False, file=sys.stderr,
+               desc="training the steps")
+    for future in (f for futures in started for f in futures):
+        future.add_done_callback(lambda _: bar.update())
     for (name, path, changed), futures in zip(steps, started):
         try:
             runs = [f.result() for f in futures]
@@ -222,12 +228,13 @@ def main(argv=None):
                "val_max": max(finals), "seeds": len(finals), "loop_s": seconds,
                "val_each": " ".join(f"{v:.4f}" for v in finals)}
         table.append(row)
-        print(f"{name:<26} {changed:>7} {row['params']:>8,} {row['val_mean']:>8.4f} "
-              f"{row['val_min']:>7.4f} {row['val_max']:>7.4f} {seconds:>7.1f}", flush=True)
+        tqdm.write(f"{name:<26} {changed:>7} {row['params']:>8,} {row['val_mean']:>8.4f} "
+                   f"{row['val_min']:>7.4f} {row['val_max']:>7.4f} {seconds:>7.1f}")
         steps_axis = [int(r["step"]) for r in runs[0][0]]
         mean_val = [statistics.mean(float(rows[i]["val_loss"]) for rows, _ in runs)
                     for i in range(len(steps_axis))]
         curves.append((name, steps_axis, mean_val))
+    bar.close()
     write_csv(out / "steps.csv", table)
     plot(curves, out / "steps.png", args.version)
     print(f"wrote {out / 'steps.csv'} and {out / 'steps.png'}")
