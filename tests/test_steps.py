@@ -133,7 +133,8 @@ def test_the_tool_writes_every_step_and_refuses_bad_input(tmp_path, capsys):
                            (["v9"], "no rung 'v9'"),
                            (["v4_multihead", "--seed", "1", "1"], "give different seeds"),
                            (["v4_multihead", "--jobs", "0"], "--jobs must be from 1 to"),
-                           (["v4_multihead", "--first", "5"], "--first must be from 0 to 4"),
+                           (["v4_multihead", "--first", "5"], "give 0 <= first <= last <= 4"),
+                           (["v4_multihead", "--first", "3", "--last", "2"], "--first 3 --last 2"),
                            (["v4_multihead", "--", "--seed", "3"], "--seed after --")]:
         capsys.readouterr()
         code = steps.main(argv + ["--out", str(tmp_path / "x")] if "--" not in argv

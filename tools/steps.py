@@ -169,6 +169,8 @@ def main(argv=None):
                    help="seeds for --train (default: 1337 1 2 3 4)")
     p.add_argument("--first", type=int, default=0,
                    help="train from this step on, e.g. 1 to leave out the rung before (default: 0)")
+    p.add_argument("--last", type=int, default=None,
+                   help="train up to this step (default: the rung's last)")
     p.add_argument("--jobs", type=int, default=1,
                    help="runs at once for --train, at most one per CPU core (default: 1)")
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -190,9 +192,10 @@ def main(argv=None):
         raise UserError(f"no text at {args.data}: pass --data PATH")
     check_output(out / "steps.csv", "--out")
     steps = write_steps(args.version, out)
-    if not 0 <= args.first < len(steps):
-        raise UserError(f"--first must be from 0 to {len(steps) - 1}, the last of "
-                        f"{args.version}'s steps, got {args.first}")
+    last = len(steps) - 1 if args.last is None else args.last
+    if not 0 <= args.first <= last < len(steps):
+        raise UserError(f"--first {args.first} --last {last}: {args.version}'s steps are 0 to "
+                        f"{len(steps) - 1}, give 0 <= first <= last <= {len(steps) - 1}")
     for name, path, changed in steps:
         print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}"
               f"  ({changed} changed lines)")
@@ -206,7 +209,7 @@ def main(argv=None):
     print(f"\n{args.data.name} | seeds {' '.join(map(str, args.seed))} | extra flags: "
           f"{' '.join(args.extra) or '-'}")
     print(f"{header}\n{'-' * len(header)}", flush=True)
-    steps = steps[args.first:]
+    steps = steps[args.first:last + 1]
     table, curves = [], []
     pool = ThreadPoolExecutor(args.jobs)  # threads that each wait on one train.py process
     started = [[pool.submit(train_step, path, out / name / f"seed{seed}", seed, args.data,
