@@ -163,11 +163,16 @@ def test_train_tabulates_and_plots_every_step(tmp_path, tiny_corpus, capsys):
     assert "04-multi-head" in capsys.readouterr().out
 
 
-# ---------------------------------------------------------------- v7: v6 in HF's names first
-# Steps that rebuild a model under new names and change no computation: built from the same seed,
-# each gives the logits of the step before it, bit for bit (so a run repeats the step before's
-# losses exactly), and a "rename" step is one of them.
-UNCHANGED = {"v7_bert_layer": ["01-config", "02-rename-attention", "03-hf-ffn", "04-hf-layer"]}
+# ---------------------------------------------------------------- steps that change no number
+# Steps that rebuild the model under new names, or add what a training run does not use: built from
+# the same seed, each gives the step before's logits and gradients bit for bit, so a run repeats
+# the step before's losses exactly (tools/steps.py --train shows it for v7's step 4 against v6).
+# A "rename" step must be one of them.
+UNCHANGED = {"v6_block": ["05-dropout"],
+             "v7_bert_layer": ["01-config", "02-rename-attention", "03-hf-ffn", "04-hf-layer",
+                               "08-chunked-ffn", "09-additive-mask", "10-kv-layers", "11-kv-cache",
+                               "12-cross-attention", "13-hf-interface"],
+             "v8_bert_mlm": ["02-no-cache", "07-fill-in"]}
 # Where each v6 weight lives once v7's steps have rebuilt v6 in HF's module tree (step 04)
 V6_TO_HF = [(r"^token_embedding_table\.", "embeddings.word_embeddings."),
             (r"^position_embedding_table\.", "embeddings.position_embeddings."),
@@ -187,9 +192,20 @@ def test_the_renaming_steps_change_no_computation(intermediates):
         for name in unchanged:
             i = names.index(name) + 1
             before, after = small(intermediates[version, i - 1]), small(intermediates[version, i])
-            idx = torch.randint(11, (2, 5))
-            with torch.no_grad():
-                assert torch.equal(before(idx)[0], after(idx)[0]), f"{version} {name}"
+            idx, targets = torch.randint(1, 11, (2, 5)), torch.randint(1, 11, (2, 5))
+            grads = []
+            for model in (before, after):
+                logits, loss = model(idx, targets)
+                loss.backward()
+                grads.append((logits, [p.grad for p in model.parameters()]))
+            (a, grads_a), (b, grads_b) = grads
+            assert torch.equal(a, b), f"{version} {name}: other logits"
+            unmatched = list(grads_b)  # the same gradients, whatever order the modules are in
+            for g in grads_a:
+                match = next((i for i, h in enumerate(unmatched) if torch.equal(g, h)), None)
+                assert match is not None, f"{version} {name}: a gradient differs"
+                unmatched.pop(match)
+            assert not unmatched, f"{version} {name}: other parameters"
 
 
 def test_v6_weights_mapped_into_hf_names_give_the_same_logits(intermediates):
