@@ -231,3 +231,10 @@ def test_v6_weights_mapped_into_hf_names_give_the_same_logits(intermediates):
                                   num_attention_heads=3, intermediate_size=48)).state_dict()
     ours = {k for k in mapped if not re.search(r"tril|^ln_f\.|^lm_head\.", k)}
     assert ours <= set(theirs), sorted(ours - set(theirs))
+
+
+def test_a_step_that_fails_is_one_line_naming_it(tmp_path, tiny_corpus, capsys):
+    code = steps.main(["v4_multihead", "--train", "--seed", "1", "--last", "0", "--out",
+                       str(tmp_path), "--data", str(tiny_corpus), "--", "--lr", "100"])
+    assert_one_line_error((code, "", capsys.readouterr().err),
+                          "00-v1_bigram seed 1 failed (error: --lr must be from", "run it alone")

@@ -349,8 +349,9 @@ def lesson_definitions(version):
     train.py above the plumbing's fence)."""
     import ast
 
-    source = (ROOT / version / "train.py").read_text(encoding="utf-8")
-    lesson = source[:source.index("# ========================== plumbing below")]
+    from test_skeleton import split
+
+    lesson = "\n".join(split(version)[0])
     found = {}
     for node in ast.parse(lesson).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):

@@ -70,25 +70,36 @@ def check_runs(version, flag_lists, extra):
     return one["threads"]
 
 
-def last_row(name, cmd, returncode, stderr, out):
-    """The last row of a finished run's out/metrics.csv, as a dict; a run that failed (returncode,
+def read_rows(name, cmd, returncode, stderr, out):
+    """The rows of a finished run's out/metrics.csv, as dicts; a run that failed (returncode,
     stderr) is one UserError line naming it and the command to rerun alone."""
     if returncode != 0:
         said = stderr.strip().splitlines() or [f"exit status {returncode}"]
         raise UserError(f"{name} failed ({one_line(said[-1])}): run it alone to see why: "
                         f"{' '.join(cmd)}")
     with open(out / "metrics.csv", newline="") as f:
-        return list(csv.DictReader(f))[-1]
+        return list(csv.DictReader(f))
+
+
+def last_row(name, cmd, returncode, stderr, out):
+    return read_rows(name, cmd, returncode, stderr, out)[-1]
+
+
+def run_script(name, script, data, out, seed, extra):
+    """Run one train.py as its own process: (its metrics rows, its checkpoint, the process's
+    seconds). Also tools/steps.py's way to run a step."""
+    cmd = [sys.executable, str(script), *run_flags(data, out, seed, extra)]
+    start = time.time()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    rows = read_rows(name, cmd, proc.returncode, proc.stderr, out)
+    return rows, torch.load(out / "ckpt.pt", weights_only=True), time.time() - start
 
 
 def run_version(version, data, out, seed, extra):
-    cmd = [sys.executable, str(ROOT / version / "train.py"), *run_flags(data, out, seed, extra)]
-    start = time.time()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    last = last_row(version, cmd, proc.returncode, proc.stderr, out)
-    process_s = time.time() - start
-    ckpt = torch.load(out / "ckpt.pt", weights_only=True)  # what the run really used
-    params, hp = ckpt["n_params"], ckpt["hyperparameters"]
+    rows, ckpt, process_s = run_script(version, ROOT / version / "train.py", data, out, seed,
+                                       extra)
+    last = rows[-1]
+    params, hp = ckpt["n_params"], ckpt["hyperparameters"]  # what the run really used
     tokens = int(last["step"]) * hp["batch_size"] * hp["block_size"]
     return {
         "version": version, "seed": seed, "params": params, "steps": int(last["step"]),

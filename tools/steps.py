@@ -21,18 +21,17 @@ lines, parameters, final val loss (mean, min and max over the seeds, and each se
 training loop's time. It writes the table to runs/steps/VERSION/steps.csv and
 the val curves (the mean over the seeds) to runs/steps/VERSION/steps.png.
 """
-import csv
+import os
 import re
 import statistics
-import os
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tqdm import tqdm
 
-from cli import ArgumentParser, UserError, check_output, command, one_line, write_csv
+from bench import run_script
+from cli import ArgumentParser, UserError, check_output, command, write_csv
 from versions import ROOT, VERSIONS
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -123,18 +122,7 @@ def write_steps(version, out):
 
 def train_step(script, out, seed, data, extra):
     """Run one step's train.py; its metrics rows and its checkpoint's parameter count."""
-    import torch
-
-    cmd = [sys.executable, str(script), "--out", str(out), "--seed", str(seed), "--data", str(data),
-           *extra]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        lines = proc.stderr.strip().splitlines() or ["no message"]
-        raise UserError(f"{script.parent.name} seed {seed} failed ({one_line(lines[-1])}): "
-                        f"run it alone to see why: {' '.join(cmd)}")
-    with open(out / "metrics.csv", newline="") as f:
-        rows = list(csv.DictReader(f))
-    ckpt = torch.load(out / "ckpt.pt", weights_only=True)
+    rows, ckpt, _ = run_script(f"{script.parent.name} seed {seed}", script, data, out, seed, extra)
     return rows, ckpt["n_params"]
 
 
@@ -215,13 +203,14 @@ def main(argv=None):
     started = [[pool.submit(train_step, path, out / name / f"seed{seed}", seed, args.data,
                             args.extra) for seed in args.seed] for name, path, _ in steps]
     bar = tqdm(total=len(steps) * len(args.seed), unit="run", leave=False, file=sys.stderr,
-               desc="training the steps")
+               desc="training the steps", disable=not sys.stderr.isatty())  # a log gets no bar
     for future in (f for futures in started for f in futures):
         future.add_done_callback(lambda _: bar.update())
     for (name, path, changed), futures in zip(steps, started):
         try:
             runs = [f.result() for f in futures]
         except BaseException:
+            bar.close()  # its line cleared, so that the error is one line of its own
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         finals = [float(rows[-1]["val_loss"]) for rows, _ in runs]
