@@ -134,12 +134,28 @@ def test_the_tool_writes_every_step_and_refuses_bad_input(tmp_path, capsys):
                            (["v4_multihead", "--seed", "1", "1"], "give different seeds"),
                            (["v4_multihead", "--jobs", "0"], "--jobs must be from 1 to"),
                            (["v4_multihead", "--first", "5"], "give 0 <= first <= last <= 4"),
-                           (["v4_multihead", "--first", "3", "--last", "2"], "--first 3 --last 2"),
-                           (["v4_multihead", "--", "--seed", "3"], "--seed after --")]:
+                           (["v4_multihead", "--first", "3", "--last", "2"], "--first 3 --last 2")]:
         capsys.readouterr()
-        code = steps.main(argv + ["--out", str(tmp_path / "x")] if "--" not in argv
-                          else argv[:1] + ["--out", str(tmp_path / "x")] + argv[1:])
+        code = steps.main(argv + ["--out", str(tmp_path / "x")])
         assert_one_line_error((code, "", capsys.readouterr().err), fragment)
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["v6_block", "--", "--n-layer", "8"],
+     "step 00-v5_ffn: unrecognized arguments: --n-layer 8"),  # v5 has one layer
+    (["v6_block", "--first", "1", "--", "--n-layer", "0"], "step 01-blocks: --n-layer must be"),
+    (["v8_bert_mlm", "--", "--lr", "-1"], "step 00-v7_bert_layer: --lr must be from"),
+    (["v4_multihead", "--", "--se", "3"], "pass --seed N [N ...] before the --"),
+    (["v4_multihead", "--", "--generate"], "this tool trains"),
+    (["v4_multihead", "--", "--help"], "stop 00-v1_bigram/train.py before it trains"),
+])
+def test_train_refuses_flags_after_dashes_before_any_run(argv, fragment, tmp_path, capsys,
+                                                         monkeypatch):
+    calls = []
+    monkeypatch.setattr(steps, "run_script", lambda *a: calls.append(a))
+    code = steps.main(argv[:1] + ["--train", "--out", str(tmp_path)] + argv[1:])
+    assert_one_line_error((code, "", capsys.readouterr().err), fragment)
+    assert calls == [] and not (tmp_path / "steps.csv").exists()
 
 
 def test_train_tabulates_and_plots_every_step(tmp_path, tiny_corpus, capsys):

@@ -372,7 +372,7 @@ def bench(monkeypatch):
     (["--out=x"], "pass --out DIR before the --"),
     (["--data", "data/tinyplays.txt"], "pass --data PATH before the --"),
     (["--data=data/tinyplays.txt"], "pass --data PATH before the --"),
-    (["--generate"], "the bench trains"),
+    (["--generate"], "this tool trains"),
     (["--no-such-flag"], "v1_bigram: unrecognized arguments: --no-such-flag"),
     (["--max-iters", "0"], "--max-iters must be from 1 to 1000000"),
     (["--help"], "stop v1_bigram/train.py before it trains"),

@@ -28,7 +28,7 @@ from pathlib import Path
 import torch
 
 from cli import ArgumentParser, UserError, check_output, command, one_line, write_csv
-from versions import ROOT, TINY_SHAKESPEARE_SHA256, VERSIONS, load_train
+from versions import ROOT, TINY_SHAKESPEARE_SHA256, VERSIONS, import_path, load_train
 
 # the flags each run gets from the bench, and the bench's flag that sets them
 OWN_FLAGS = {"out": "--out DIR", "seed": "--seed N [N ...]", "data": "--data PATH"}
@@ -43,23 +43,24 @@ def run_flags(data, out, seed, extra):
             *extra]
 
 
-def check_runs(version, flag_lists, extra):
+def check_runs(version, flag_lists, extra, script=None):
     """Read the flags of each of version's runs (flag_lists) with its own parser and checks,
     before any run: a bad flag is refused now, not after an hour. extra: the flags after --.
-    Returns the CPU threads the runs use."""
-    module = load_train(version)
+    script: the train.py to ask, if not version's own (tools/steps.py's steps). Returns the CPU
+    threads the runs use."""
+    module = load_train(version) if script is None else import_path(script, f"{version}_train")
     try:
-        # Parsed twice with different values of the bench's own flags: a flag after -- that comes
-        # out the same both times was set there, and would override the bench's (it comes last).
+        # Parsed twice with different values of the tool's own flags: a flag after -- that comes
+        # out the same both times was set there, and would override the tool's (it comes last).
         one, two = (vars(module.parse_args(run_flags(d, o, s, extra)))
                     for d, o, s in (("a", "a", 1), ("b", "b", 2)))
-        for name, bench_flag in OWN_FLAGS.items():
+        for name, own_flag in OWN_FLAGS.items():
             if one[name] == two[name]:
-                raise UserError(f"--{name} after -- overrides the bench's own for every run: "
-                                f"pass {bench_flag} before the --")
+                raise UserError(f"--{name} after -- overrides this tool's own for every run: "
+                                f"pass {own_flag} before the --")
         if one["generate"]:
             raise UserError("--generate after -- would only generate, from old runs: "
-                            "the bench trains; leave it out")
+                            "this tool trains; leave it out")
         for flags in flag_lists:
             module.check_args(module.parse_args(flags))
     except module.UserError as e:

@@ -19,7 +19,9 @@ the line numbers it gives: no fuzz, no offset (git apply and patch -p1 accept th
 once; each train.py uses one thread unless told otherwise), and prints a table: step, changed
 lines, parameters, final val loss (mean, min and max over the seeds, and each seed's) and the
 training loop's time. It writes the table to runs/steps/VERSION/steps.csv and
-the val curves (the mean over the seeds) to runs/steps/VERSION/steps.png.
+the val curves (the mean over the seeds) to runs/steps/VERSION/steps.png. Before the first run,
+each step reads the flags after -- with its own parser and checks, so that a bad one is refused
+at once; the flags the tool sets itself (--out, --seed, --data) are refused there.
 """
 import os
 import re
@@ -30,7 +32,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from bench import run_script
+from bench import check_runs, run_flags, run_script
 from cli import ArgumentParser, UserError, check_output, command, write_csv
 from versions import ROOT, VERSIONS
 
@@ -173,9 +175,6 @@ def main(argv=None):
     if not 1 <= args.jobs <= cores:
         raise UserError(f"--jobs must be from 1 to {cores} (this machine's CPU cores), "
                         f"got {args.jobs}")
-    own = [a for a in args.extra if a.split("=")[0] in ("--out", "--seed", "--data")]
-    if own:
-        raise UserError(f"{own[0]} after -- is set by this tool for each run: leave it out")
     if args.train and not args.data.is_file():
         raise UserError(f"no text at {args.data}: pass --data PATH")
     check_output(out / "steps.csv", "--out")
@@ -198,6 +197,14 @@ def main(argv=None):
           f"{' '.join(args.extra) or '-'}")
     print(f"{header}\n{'-' * len(header)}", flush=True)
     steps = steps[args.first:last + 1]
+    for name, path, _ in steps:  # each step reads the flags with its own parser: refused now
+        try:
+            check_runs(name, [run_flags(args.data, out / name / f"seed{seed}", seed, args.extra)
+                              for seed in args.seed], args.extra, script=path)
+        except UserError as e:
+            hint = "; --first N trains from step N on" if "unrecognized" in str(e) else ""
+            said = f"step {e}" if str(e).startswith(name) else str(e)
+            raise UserError(f"{said}{hint}") from None
     table, curves = [], []
     pool = ThreadPoolExecutor(args.jobs)  # threads that each wait on one train.py process
     started = [[pool.submit(train_step, path, out / name / f"seed{seed}", seed, args.data,
