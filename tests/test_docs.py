@@ -23,6 +23,8 @@ version folder:
 - Every version doc has a `<!-- spread -->` comment introducing one line (the rest of the
   comment's line, or the next line that is not blank) whose 4-decimal numbers are, in order, its
   version's min, mean and max of that sweep on tinyplays, then on tiny shakespeare.
+- Where a doc walks its rung's steps, every 4-decimal figure in that walk is in the rung's
+  measurements: reference/steps/VERSION*.csv or its reference runs.
 - v1's and v4's docs quote the step-0 val loss of their tinyplays reference run (4 decimals): what
   an untrained model scores.
 - v1's docs quote the floor of a bigram model on tinyplays, computed here from the data split as
@@ -46,6 +48,7 @@ from conftest import (CAUSAL_VERSIONS, ROOT, VERSIONS, load, load_tool, marked_l
 DOCS = [(v, name) for v in VERSIONS for name in ("README.md", "README.zh-CN.md")]
 steps_tool = load_tool("steps")
 PREVIOUS = dict(zip(VERSIONS[1:], VERSIONS))
+DATASETS = ("tinyplays", "tinyshakespeare")
 
 
 def doc_text(version, name):
@@ -373,3 +376,38 @@ def test_step_tables_quote_the_measured_steps(version, name):
             assert int(row[1]) == changed[m["step"]] == int(m["changed_lines"]), m["step"]
             assert row[2] == f"{int(m['params']):,}", m["step"]
             assert row[3:6] == [f"{float(m[k]):.4f}" for k in ("val_mean", "val_min", "val_max")]
+
+
+def measured_figures(version):
+    """Every figure (4 decimals) that the rung's measurements hold: its step tables
+    (reference/steps/VERSION*.csv, each seed too) and its reference runs on both datasets."""
+    figures = set()
+    for path in [*(ROOT / "reference" / "steps").glob(f"{version}*.csv"),
+                 *(ROOT / "reference" / d / f"{version}.csv" for d in DATASETS),
+                 *(ROOT / "reference" / d / name for d in DATASETS
+                   for name in ("bench.csv", "seeds.csv"))]:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                if row.get("version", version) != version:
+                    continue
+                for cell in row.values():
+                    for value in cell.split():
+                        if re.fullmatch(r"-?\d+\.\d+(e-?\d+)?", value):
+                            figures.add(f"{float(value):.4f}")
+    return figures
+
+
+@pytest.mark.parametrize("version,name", DOCS)
+def test_step_walks_quote_measured_losses(version, name):
+    """Where a doc walks its steps (from the heading above the first `<!-- step: -->` block to
+    the paragraph after the last step table), every 4-decimal figure is a measured one: when the
+    steps are measured again, no old figure can stay behind in the prose."""
+    text = doc_text(version, name)
+    if "<!-- step: " not in text:
+        return
+    start = text.rindex("\n## ", 0, text.index("<!-- step: "))
+    last = [m.end() for m in re.finditer(r"<!-- steps: \w+ -->\n+(?:\|.*\|\n?)+", text)][-1]
+    walk = text[start:text.find("\n\n", text.find("\n\n", last) + 2)]
+    walk = re.sub(r"^```.*?^```", "", walk, flags=re.S | re.M)  # the code is checked elsewhere
+    stray = set(re.findall(r"(?<![\d.])\d\.\d{4}(?!\d)", walk)) - measured_figures(version)
+    assert not stray, f"{version}/{name}: {sorted(stray)} are in no measurement of {version}"
