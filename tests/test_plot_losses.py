@@ -80,6 +80,9 @@ def test_ylim_sets_the_y_axis(tmp_path, call, drawn):
     assert drawn[-1].axes[0].get_ylim() == (1.5, 2.5)
     assert call(run, "-o", tmp_path / "x.png")[0] == 0
     assert drawn[-1].axes[0].get_ylim()[1] > 4.4  # without it: matplotlib's, around every curve
+    for low, high in [("-1e-3", "2.5"), ("-1", "2"), ("-2", "-0.5")]:  # negatives are values
+        assert call(run, "--ylim", low, high, "-o", tmp_path / "x.png")[0] == 0
+        assert drawn[-1].axes[0].get_ylim() == (float(low), float(high))
 
 
 @pytest.mark.parametrize("flags,fragment", [

@@ -94,6 +94,15 @@ def test_negative_numbers_are_joined_to_their_flag(argv, expected):
     assert cli.join_negative_values(argv) == expected
 
 
+@pytest.mark.parametrize("argv,expected", [
+    (["--ylim", "-1", "-2e-3", "a"], ["--ylim", " -1", " -2e-3", "a"]),
+    (["--yl", "-1", "2", "--lr", "-1"], ["--yl", " -1", "2", "--lr=-1"]),  # a prefix, as argparse
+    (["--ylim", "-x"], ["--ylim", "-x"]),
+])
+def test_negative_values_of_a_flag_that_takes_several_keep_their_places(argv, expected):
+    assert cli.join_negative_values(argv, several=["--ylim"]) == expected
+
+
 def test_the_parser_reads_a_negative_exponent_as_a_value_and_errors_in_one_line():
     p = cli.ArgumentParser(ROOT / "tools" / "x.py", "A tool.\n\nMore.")
     p.add_argument("--lr", type=float)

@@ -55,21 +55,35 @@ def command(main):
     return run
 
 
-def join_negative_values(argv):
+def is_negative_number(arg):
+    try:
+        float(arg)
+    except ValueError:  # a flag, not a number
+        return False
+    return arg.startswith("-")
+
+
+def join_negative_values(argv, several=()):
     """['--lr', '-1e-3'] -> ['--lr=-1e-3']. argparse knows -1 and -.5 as numbers but takes -1e-3
     or -inf for a flag, and would say the value is missing instead of checking it. Only --long
-    flags are joined (-o=x would mean '=x'), and nothing after a bare --."""
+    flags are joined (-o=x would mean '=x'), and nothing after a bare --. A flag in `several`
+    takes more than one value (--ylim LOW HIGH): the negative numbers after it keep their places,
+    each behind a space (' -1'), which argparse takes for a value and float() and int() read
+    past."""
     joined, rest = [], list(argv)
     while rest:
         arg = rest.pop(0)
         if arg == "--":
             return joined + [arg] + rest
-        if arg.startswith("--") and "=" not in arg and rest and rest[0].startswith("-"):
-            try:
-                float(rest[0])
-                arg = f"{arg}={rest.pop(0)}"
-            except ValueError:  # a flag, not a number
-                pass
+        if arg.startswith("--") and "=" not in arg and len(arg) > 2 and any(
+                flag.startswith(arg) for flag in several):  # argparse takes a prefix
+            joined.append(arg)
+            while rest and (is_negative_number(rest[0]) or not rest[0].startswith("-")):
+                value = rest.pop(0)
+                joined.append(f" {value}" if value.startswith("-") else value)
+            continue
+        if arg.startswith("--") and "=" not in arg and rest and is_negative_number(rest[0]):
+            arg = f"{arg}={rest.pop(0)}"
         joined.append(arg)
     return joined
 
@@ -84,11 +98,14 @@ class ArgumentParser(argparse.ArgumentParser):
         super().__init__(prog=prog, description=doc.split("\n\n")[0], **kwargs)
 
     def error(self, message):  # as argparse's docs allow: one line instead of a usage block
+        message = message.replace("' -", "'-")  # a value as given, not as join_negative_values
         raise UserError(f"{message}: see {self.prog} --help")
 
     def parse_known_args(self, args=None, namespace=None):
         args = sys.argv[1:] if args is None else args
-        return super().parse_known_args(join_negative_values(args), namespace)
+        several = [flag for action in self._actions if action.nargs not in (None, "?", 0)
+                   for flag in action.option_strings if flag.startswith("--")]
+        return super().parse_known_args(join_negative_values(args, several), namespace)
 
 
 def check_output(path, flag):
