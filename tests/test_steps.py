@@ -249,8 +249,10 @@ def test_v6_weights_mapped_into_hf_names_give_the_same_logits(intermediates):
     assert ours <= set(theirs), sorted(ours - set(theirs))
 
 
-def test_a_step_that_fails_is_one_line_naming_it(tmp_path, tiny_corpus, capsys):
+def test_a_step_that_fails_is_one_line_naming_it(tmp_path, capsys):
+    short = tmp_path / "short.txt"  # a file, so the flags pass; too short, so the run fails
+    short.write_text("ab")
     code = steps.main(["v4_multihead", "--train", "--seed", "1", "--last", "0", "--out",
-                       str(tmp_path), "--data", str(tiny_corpus), "--", "--lr", "100"])
+                       str(tmp_path / "steps"), "--data", str(short)])
     assert_one_line_error((code, "", capsys.readouterr().err),
-                          "00-v1_bigram seed 1 failed (error: --lr must be from", "run it alone")
+                          "00-v1_bigram seed 1 failed (error: ", "too short", "run it alone")
