@@ -360,7 +360,8 @@ def step_tables(text):
 def test_step_tables_quote_the_measured_steps(version, name):
     """A rung whose steps were measured (reference/steps/VERSION.csv, which tools/steps.py --train
     wrote) quotes them in a step table: each row the step, its changed lines (counted in its
-    patch), its parameters and its final val loss mean, min and max over the seeds. A table may
+    patch), its parameters and its final val loss mean, min and max over the seeds, then, where
+    the rows hold different numbers of seeds, that number. A table may
     quote another measurement of the rung's steps, e.g. `<!-- steps: v6_block_8_layers -->` for
     reference/steps/v6_block_8_layers.csv."""
     tables = step_tables(doc_text(version, name))
@@ -376,6 +377,7 @@ def test_step_tables_quote_the_measured_steps(version, name):
             assert int(row[1]) == changed[m["step"]] == int(m["changed_lines"]), m["step"]
             assert row[2] == f"{int(m['params']):,}", m["step"]
             assert row[3:6] == [f"{float(m[k]):.4f}" for k in ("val_mean", "val_min", "val_max")]
+            assert row[6:] in ([], [m["seeds"]]), m["step"]  # a seeds column, if any
 
 
 def measured_figures(version):
