@@ -413,3 +413,21 @@ def test_step_walks_quote_measured_losses(version, name):
     walk = re.sub(r"^```.*?^```", "", walk, flags=re.S | re.M)  # the code is checked elsewhere
     stray = set(re.findall(r"(?<![\d.])\d\.\d{4}(?!\d)", walk)) - measured_figures(version)
     assert not stray, f"{version}/{name}: {sorted(stray)} are in no measurement of {version}"
+
+
+# A step that trains as a rung does, and the rung whose ten-seed sweep it must repeat
+SAME_AS_RUNG = [("v6_block", "00-v5_ffn", "v5_ffn"), ("v6_block", "05-dropout", "v6_block"),
+                ("v7_bert_layer", "07-gelu", "v7_bert_layer"),
+                ("v8_bert_mlm", "06-token-types", "v8_bert_mlm"),
+                ("v8_bert_mlm", "07-fill-in", "v8_bert_mlm")]
+
+
+@pytest.mark.parametrize("steps_of,step,rung", SAME_AS_RUNG)
+def test_steps_that_train_as_a_rung_repeat_its_seed_sweep(steps_of, step, rung):
+    """reference/README.md says the pooled step runs repeat the bench's ten seeds exactly where a
+    step trains as a rung does: each seed's final val loss, 4 decimals, as a multiset."""
+    with open(ROOT / "reference" / "steps" / f"{steps_of}.csv", newline="") as f:
+        row = next(r for r in csv.DictReader(f) if r["step"] == step)
+    ours = sorted(row["val_each"].split())
+    theirs = sorted(f"{v:.4f}" for v in sweep_losses("tinyplays", rung))
+    assert row["seeds"] == "10" and ours == theirs, (steps_of, step)
