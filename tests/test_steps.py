@@ -145,6 +145,7 @@ def test_the_tool_writes_every_step_and_refuses_bad_input(tmp_path, capsys):
      "step 00-v5_ffn: unrecognized arguments: --n-layer 8"),  # v5 has one layer
     (["v6_block", "--first", "1", "--", "--n-layer", "0"], "step 01-blocks: --n-layer must be"),
     (["v8_bert_mlm", "--", "--lr", "-1"], "step 00-v7_bert_layer: --lr must be from"),
+    (["v4_multihead", "--", "--seed", "3"], "--seed after -- overrides this tool's own"),
     (["v4_multihead", "--", "--se", "3"], "pass --seed N [N ...] before the --"),
     (["v4_multihead", "--", "--generate"], "this tool trains"),
     (["v4_multihead", "--", "--help"], "stop 00-v1_bigram/train.py before it trains"),
