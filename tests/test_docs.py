@@ -163,6 +163,36 @@ def test_worked_example_is_what_the_code_computes(name):
         "the example should show ReLU cutting a negative value")
 
 
+@pytest.mark.parametrize("name", ["README.md", "README.zh-CN.md"])
+def test_one_head_by_hand_is_what_the_code_computes(name):
+    """v4's doc works one head through by hand: a ```python block starting with
+    `# worked example`, assigning x (T, C), Wq, Wk, Wv (C, hs) and the results q, k, v, scores
+    (q k^T / sqrt(hs), before the mask), wei (masked, softmax) and out (wei v), recomputed here
+    with v4's own MultiHeadAttention at one head."""
+    blocks = [b for b in fenced(doc_text("v4_multihead", name), "python")
+              if b.startswith("# worked example")]
+    assert len(blocks) == 1, "v4's doc has one worked example"
+    values = {t.id: torch.tensor(ast.literal_eval(node.value), dtype=torch.float64)
+              for node in ast.parse(blocks[0]).body if isinstance(node, ast.Assign)
+              for t in node.targets}
+    x, Wq, Wk, Wv = (values[k] for k in ("x", "Wq", "Wk", "Wv"))
+    (T, C), hs = x.shape, Wq.shape[1]
+    assert (T, hs) == (3, 2) and Wq.shape == Wk.shape == Wv.shape == (C, hs)
+    q, k, v = x @ Wq, x @ Wk, x @ Wv
+    scores = q @ k.T / hs**0.5
+    wei = torch.softmax(scores.masked_fill(torch.ones(T, T).tril() == 0, float("-inf")), -1)
+    attention = load("v4_multihead").MultiHeadAttention(C, 1, T).double()
+    assert C == hs, "one head: its size is C"
+    with torch.no_grad():
+        for layer, W in ((attention.query, Wq), (attention.key, Wk), (attention.value, Wv)):
+            layer.weight.copy_(W.T)  # nn.Linear stores W transposed
+        out = attention(x[None])[0]
+    torch.testing.assert_close(wei @ v, out)
+    for key, expected in (("q", q), ("k", k), ("v", v), ("scores", scores), ("wei", wei),
+                          ("out", out)):
+        torch.testing.assert_close(values[key], expected, rtol=0, atol=5e-3, msg=key)
+
+
 MARKDOWN = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("**/*.md")
                   if not {"runs", ".pytest_cache"} & set(p.parts))
 
