@@ -11,15 +11,14 @@ version folder:
   namespace (e.g. `LanguageModel(vocab_size=72)`). Each row whose first cell holds a
   `backticked.module.path` or the word `total` ends with that module's parameter count (commas
   allowed); every such count must equal the code's.
-- The worked example (v5) is a ```python block starting with `# worked example`: assignments of
-  nested lists for x, W1, b1, W2, b2 and the results hidden = max(0, x W1 + b1) and
-  out = hidden W2 + b2, recomputed here.
+- The worked examples (v5's FFN, v4's one head) are ```python blocks starting with
+  `# worked example`: assignments of nested lists, the inputs and every result, recomputed here.
 - Every link between the repo's Markdown files and every image resolves; every doc quotes its
   version's reference val losses (4 decimals).
 - Only reference/README.md has a seed table, preceded by `<!-- seeds -->`: one row per version, in
   the ladder's order, whose first cell is the `backticked` version and whose next two give its
-  final val loss over the seed sweep (reference/<dataset>/seeds.csv) as `min / mean / max`, on
-  tinyplays then on tiny shakespeare.
+  final val loss over the seed sweep (reference/<dataset>/seeds.csv) as `min / mean ± sd / max`
+  (sd: the sample standard deviation), on tinyplays then on tiny shakespeare.
 - Every version doc has a `<!-- spread -->` comment introducing one line (the rest of the
   comment's line, or the next line that is not blank) whose 4-decimal numbers are, in order, its
   version's min, mean and max of that sweep on tinyplays, then on tiny shakespeare.
@@ -273,6 +272,8 @@ def spread(dataset, version):
 
 @pytest.mark.parametrize("doc", SEED_DOCS)
 def test_seed_tables_quote_the_sweep(doc):
+    """Each row gives its version's final val loss over the sweep as `min / mean ± sd / max`, sd
+    the sample standard deviation over the seeds, on tinyplays then on tiny shakespeare."""
     text = (ROOT / doc).read_text(encoding="utf-8")
     tables = re.findall(r"<!-- seeds -->\n+((?:\|.*\|\n?)+)", text)
     assert tables, f"{doc} has no table after <!-- seeds -->"
@@ -287,8 +288,11 @@ def test_seed_tables_quote_the_sweep(doc):
             quoted.append(version)
             assert len(cells) >= 3, f"{doc}: {version}'s row has no cell per dataset"
             for dataset, cell in zip(("tinyplays", "tinyshakespeare"), cells[1:3]):
-                expected = " / ".join(spread(dataset, version))
-                assert cell.replace("*", "") == expected, f"{doc}: {version} on {dataset}"
+                low, mean, high = spread(dataset, version)
+                sd = statistics.stdev(sweep_losses(dataset, version))
+                expected = f"{low} / {mean} ± {sd:.4f} / {high}"
+                assert cell.replace("*", "") == expected, (
+                    f"{doc}: {version} on {dataset} reads {cell!r}, the sweep gives {expected!r}")
     assert quoted == VERSIONS, f"{doc}: the seed table's rows are {quoted}, not the ladder's"
 
 
