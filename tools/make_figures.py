@@ -10,8 +10,9 @@ one .png file: the docs' committed figures are replaced only when you ask, with 
 - relu_vs_gelu.png: ReLU, GELU (exact, erf) and gelu_new (tanh), and their slopes, from v7's
   ACT2FN.
 - attention_v7.png: the attention probabilities of a trained v7 (output_attentions=True) on 8
-  characters of the validation text, every head of every layer. Needs a checkpoint written by
-  `python v7_bert_layer/train.py` (--ckpt: its run folder, or the ckpt.pt in it).
+  characters of the validation text, every head of every layer, as tools/show_attention.py draws
+  them. Needs a checkpoint written by `python v7_bert_layer/train.py` (--ckpt: its run folder, or
+  the ckpt.pt in it).
 - ffn_memory_vs_chunk.png: peak extra memory of the BERT-base feed-forward at seq 4096 against the
   chunk size, each point a fresh process, measured as tools/bench_bert.py does.
 The ladder's loss curves come from tools/plot_losses.py over reference/ (see the README).
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import torch
 
+import show_attention  # a sibling tool: tools/ is on sys.path
 from cli import ArgumentParser, UserError, check_output, command
 from versions import ROOT, load_run, load_train
 
@@ -71,36 +73,13 @@ def v7_run(path):
     return model, ckpt
 
 
-@torch.no_grad()
 def attention_v7(model, ckpt, out):
+    """The trained v7's attention on 8 characters of the val text, drawn by show_attention.py."""
     chars, T = ckpt["chars"], ckpt["model_args"]["block_size"]
     text = "\nAGATHA:\n"[:T] if set("\nAGATHA:") <= set(chars) else chars[:T]
     idx = torch.tensor([[chars.index(c) for c in text]])  # (1, T)
-    x = model.embeddings(idx)  # (1, T, C)
-    # the causal mask LanguageModel builds
-    mask = torch.full((T, T), torch.finfo(x.dtype).min).triu(1)
-    layers = model.encoder.layer
-    probs = []
-    for layer in layers:
-        x, p, _ = layer(x, mask, output_attentions=True)  # p: (1, nh, T, T)
-        probs.append(p[0])
-    plt = pyplot()
-    nh = probs[0].shape[0]
-    fig, axes = plt.subplots(len(layers), nh, figsize=(2.2 * nh, 2.2 * len(layers)),
-                             squeeze=False)
-    labels = [repr(c)[1:-1] for c in text]
-    for i, layer_probs in enumerate(probs):
-        for h in range(nh):
-            ax = axes[i][h]
-            ax.imshow(layer_probs[h].numpy(), vmin=0, vmax=1, cmap="viridis")
-            ax.set_xticks(range(T), labels, fontsize=7)
-            ax.set_yticks(range(T), labels, fontsize=7)
-            ax.set_title(f"layer {i} head {h}", fontsize=8)
-    fig.suptitle("v7 attention probabilities (row: query, column: key; dark = 0, yellow = 1)",
-                 fontsize=9)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    wei = show_attention.weights(model, idx)[:, 0]  # (n_layer, nh, T, T)
+    show_attention.draw(wei, "v7_bert_layer", text, out)
 
 
 def ffn_memory_vs_chunk(out, seq=4096):
