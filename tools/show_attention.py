@@ -125,7 +125,6 @@ def draw(wei, version, prompt, out, dpi=100):
     plt.close(fig)
 
 
-
 def encode(prompt, chars, block_size, run):
     """prompt as ids (1, T) in the checkpoint's vocabulary chars, or a UserError saying why not."""
     if not prompt:
