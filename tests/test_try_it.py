@@ -41,10 +41,10 @@ def passages(text):
 
 
 def figures(row):
-    """The figures a row gives, as a doc writes them."""
+    """The figures a row gives, as a doc writes them: losses to 4 decimals, v8's shares right
+    (the *_right columns) as percentages to 1 decimal."""
     out = {f"{float(row[k]):.4f}" for k in ("train_loss", "val_loss")}
-    out |= {f"{float(row[k]) * 100:.1f}%" for k in ("hidden_alone_right", "chosen_right")
-            if row.get(k)}
+    out |= {f"{float(v) * 100:.1f}%" for k, v in row.items() if k.endswith("_right") and v}
     return out
 
 
@@ -120,3 +120,24 @@ def test_try_it_refuses_bad_input_before_any_run(argv, fragment, monkeypatch, ca
     err = capsys.readouterr().err
     assert err.startswith("error: ") and fragment in err and err.count("\n") == 1, err
     assert not started
+
+
+@pytest.mark.parametrize("name", ["README.md", "README.zh-CN.md"])
+def test_v8_accuracies_are_its_default_run_s(name):
+    """v8's doc explains what each of its accuracies counts in passages marked `<!-- accuracies
+    -->` (each up to the next blank line): every percentage there is one tools/try_it.py measured
+    on the default run (reference/try_it/v8_bert_mlm.csv), and "N of M" blanks is what the
+    reference sample.txt says."""
+    text = (ROOT / "v8_bert_mlm" / name).read_text(encoding="utf-8")
+    marked = re.findall(r"<!-- accuracies -->\n(.*?)(?:\n\s*\n|\Z)", text, re.S)
+    assert marked, f"v8_bert_mlm/{name} marks no passage <!-- accuracies -->"
+    own = figures(measured("v8_bert_mlm")[""])
+    sample = (ROOT / "reference" / "tinyplays" / "samples" / "v8_bert_mlm.txt").read_text()
+    blanks = re.search(r"\((\d+) of (\d+) blanks right\)", sample).groups()
+    for passage in marked:
+        quoted = set(PERCENT.findall(passage))
+        assert quoted, f"v8_bert_mlm/{name}: a marked passage quotes no percentage"
+        assert quoted <= own, f"v8_bert_mlm/{name}: {sorted(quoted - own)} are not measured"
+        counted = re.findall(r"(\d+) of (\d+)", passage) + [
+            (n, m) for m, n in re.findall(r"(\d+) 个空猜对 (\d+)", passage)]
+        assert all(c == blanks for c in counted), f"v8_bert_mlm/{name}: sample.txt says {blanks}"

@@ -11,7 +11,9 @@ Each val position is hidden in turn, and each model guesses it from the characte
   v8, both:   a block_size window with the hidden character in the middle, as the mask token;
   v8, left:   a block_size window that ends at the hidden character (v8 denied its right side).
 It prints the share guessed right (the top guess) and the mean cross-entropy of the true character.
-It also prints v8's masked-LM accuracy on the batches and masks of its val_loss estimate.
+It also prints v8's masked-LM accuracy on the batches and masks of its val_loss estimate: over
+all the chosen positions, by what the input shows at them (the mask token, another character,
+the character itself) and by where they sit in the window (first column, last, middle half).
 """
 import argparse
 import sys
@@ -76,19 +78,35 @@ def compare(v7_dir, v8_dir, data):
     rows["v8, both sides"] = score(model8, windows, mid, target + 1, mask_id=0)
     windows = val7[pos[:, None] - t8 + 1 + torch.arange(t8)] + 1  # (N, t8): ending at it
     rows["v8, left side"] = score(model8, windows, t8 - 1, target + 1, mask_id=0)
-    # as v8's val_loss: the same val batches and masks, here scored by accuracy
-    args = argparse.Namespace(**hp8, device="cpu")
-    generator = torch.Generator().manual_seed(args.seed + 1)
-    right = total = 0
-    with torch.no_grad():
-        for _ in range(args.eval_iters):
-            x, y = m8.get_batch(splits["val"] + 1, args, generator)
-            guess = model8(x)[0].argmax(-1)
-            right += ((guess == y) & (y != -100)).sum().item()
-            total += (y != -100).sum().item()
     n = len(pos)
     table = {name: (r / n, nats / n) for name, (r, nats) in rows.items()}
-    return table, n, (t7, t8, mid), right / total
+    return table, n, (t7, t8, mid), mlm_accuracy(m8, model8, hp8, splits["val"] + 1)
+
+
+@torch.no_grad()
+def mlm_accuracy(m8, model8, hp8, val8):
+    """{which chosen positions: share guessed right} on v8's val_loss batches and masks (val8:
+    the val text in v8's ids): all of them ("chosen"); by what the input shows there ("masked",
+    the mask token; "random", another character; "unchanged", the character itself, a random
+    draw of the same character included); by column ("first", nothing on its left; "last",
+    nothing on its right; "middle", the middle half of the window)."""
+    args = argparse.Namespace(**hp8, device="cpu")
+    generator = torch.Generator().manual_seed(args.seed + 1)  # as v8's estimate_loss draws them
+    T = args.block_size
+    column = torch.arange(T)  # (T,)
+    counts = {}  # name: [right, total]
+    for _ in range(args.eval_iters):
+        x, y = m8.get_batch(val8, args, generator)  # (B, T) each
+        chosen = y != -100  # (B, T)
+        right = (model8(x)[0].argmax(-1) == y) & chosen  # (B, T)
+        groups = {"chosen": chosen, "masked": chosen & (x == 0),
+                  "random": chosen & (x != 0) & (x != y), "unchanged": chosen & (x == y),
+                  "first": chosen & (column == 0), "last": chosen & (column == T - 1),
+                  "middle": chosen & (column >= T // 4) & (column < T - T // 4)}
+        for name, where in groups.items():
+            r, n = counts.setdefault(name, [0, 0])
+            counts[name] = [r + (right & where).sum().item(), n + where.sum().item()]
+    return {name: r / n if n else float("nan") for name, (r, n) in counts.items()}
 
 
 @command
@@ -103,14 +121,18 @@ def main(argv=None):
     args = p.parse_args(argv)
     if not args.data.is_file():
         raise UserError(f"no text at {args.data}: pass --data PATH")
-    table, n, (t7, t8, mid), mlm_accuracy = compare(args.v7, args.v8, args.data)
+    table, n, (t7, t8, mid), a = compare(args.v7, args.v8, args.data)
     print(f"{args.data.name}: {n:,} val characters, each hidden in turn "
           f"(v7 sees {t7} on the left; v8 sees {mid} left and {t8 - 1 - mid} right, "
           f"or {t8 - 1} left)")
     print(f"{'model, sees':<16} {'right':>7} {'nats':>7}")
     for name, (accuracy, nats) in table.items():
         print(f"{name:<16} {accuracy:>7.1%} {nats:>7.4f}")
-    print(f"v8's masked-LM accuracy on its val_loss batches: {mlm_accuracy:.1%}")
+    print(f"v8's masked-LM accuracy on its val_loss batches: {a['chosen']:.1%} of the chosen "
+          f"positions; shown the mask token {a['masked']:.1%}, another character "
+          f"{a['random']:.1%}, the character itself {a['unchanged']:.1%}; in the window's first "
+          f"column {a['first']:.1%}, its last {a['last']:.1%}, its middle half "
+          f"{a['middle']:.1%}")
     return 0
 
 

@@ -11,7 +11,7 @@ at the same seed, on data/tinyplays.txt, with one CPU thread, into runs/try_it/V
 table (flags, parameters, final train and val loss) goes to reference/try_it/VERSION.csv, or to
 --csv. v8's rows also say how often it fills in a hidden character (tools/fill_accuracy.py, with
 v7's defaults trained as the run to compare against): each val character hidden alone, and the
-chosen positions of its val batches.
+chosen positions of its val batches, all of them, by what the input shows there and by column.
 """
 import os
 import re
@@ -45,12 +45,14 @@ def folder_name(flags):
 
 
 def fill_scores(v7_dir, v8_dir):
-    """(each val character hidden alone: share right, chosen positions of the val batches: share
-    right) of the v8 run in v8_dir."""
+    """{column: share right} of the v8 run in v8_dir: each val character hidden alone
+    (hidden_alone_right), and its masked-LM accuracy on its val batches, over all the chosen
+    positions (chosen_right) and by kind and column (masked_right, ..., middle_right)."""
     from fill_accuracy import compare
 
-    table, _, _, mlm_right = compare(v7_dir, v8_dir, DATA)
-    return table["v8, both sides"][0], mlm_right
+    table, _, _, mlm = compare(v7_dir, v8_dir, DATA)
+    return {"hidden_alone_right": table["v8, both sides"][0],
+            **{f"{name}_right": share for name, share in mlm.items()}}
 
 
 @command
@@ -106,11 +108,11 @@ def main(argv=None):
         if args.version == "v8_bert_mlm":
             started["", "v7_bert_layer"].result()
             for row in table:
-                alone, chosen = fill_scores(folder["", "v7_bert_layer"],
-                                            folder[row["flags"], args.version])
-                row["hidden_alone_right"], row["chosen_right"] = alone, chosen
-                print(f"{row['flags'] or '(defaults)':<28} hidden alone, right {alone:.1%}  "
-                      f"chosen positions, right {chosen:.1%}")
+                row.update(fill_scores(folder["", "v7_bert_layer"],
+                                       folder[row["flags"], args.version]))
+                print(f"{row['flags'] or '(defaults)':<28} right: hidden alone "
+                      f"{row['hidden_alone_right']:.1%}, chosen positions "
+                      f"{row['chosen_right']:.1%}")
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
