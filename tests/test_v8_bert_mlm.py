@@ -337,7 +337,13 @@ def test_fill_accuracy_compares_v7_and_v8_runs_of_one_text(trained, tmp_path, ca
     rows = re.findall(r"^(v[78], \w+ sides?)\s+([\d.]+)%\s+([\d.]+)$", out, re.M)
     assert [r[0] for r in rows] == ["v7, left side", "v8, both sides", "v8, left side"]
     assert all(0 <= float(r[1]) <= 100 and float(r[2]) > 0 for r in rows)
-    assert re.search(r"masked-LM accuracy on its val_loss batches: [\d.]+%$", out, re.M)
+    shares = re.search(r"masked-LM accuracy on its val_loss batches: ([\d.]+)% of the chosen "
+                       r"positions; shown the mask token ([\d.]+)%, another character "
+                       r"([\d.]+|nan)%, the character itself ([\d.]+|nan)%; in the window's first "
+                       r"column ([\d.]+|nan)%, its last ([\d.]+|nan)%, its middle half "
+                       r"([\d.]+|nan)%$", out, re.M)
+    assert shares, out
+    assert all(s == "nan" or 0 <= float(s) <= 100 for s in shares.groups())
     # a v8 run given as v7's is refused by v7's own loader, in one line
     code = tool.main(["--v7", str(v8_out), "--v8", str(v8_out), "--data", str(corpus)])
     err = capsys.readouterr().err
