@@ -17,6 +17,7 @@ Standard library only: data/prepare.py uses it too.
 import argparse
 import csv
 import functools
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -106,6 +107,15 @@ class ArgumentParser(argparse.ArgumentParser):
         several = [flag for action in self._actions if action.nargs not in (None, "?", 0)
                    for flag in action.option_strings if flag.startswith("--")]
         return super().parse_known_args(join_negative_values(args, several), namespace)
+
+
+def check_jobs(jobs):
+    """Refuse a --jobs that is not from 1 to this machine's CPU cores: each job runs one train.py
+    on one thread, and more jobs than cores only wait for each other."""
+    cores = os.cpu_count() or 1
+    if not 1 <= jobs <= cores:
+        raise UserError(f"--jobs must be from 1 to {cores} (this machine's CPU cores), "
+                        f"got {jobs}")
 
 
 def check_output(path, flag):

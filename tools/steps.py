@@ -23,7 +23,6 @@ the val curves (the mean over the seeds) to runs/steps/VERSION/steps.png. Before
 each step reads the flags after -- with its own parser and checks, so that a bad one is refused
 at once; the flags the tool sets itself (--out, --seed, --data) are refused there.
 """
-import os
 import re
 import statistics
 import sys
@@ -33,7 +32,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from bench import check_runs, run_flags, run_script
-from cli import ArgumentParser, UserError, check_output, command, write_csv
+from cli import ArgumentParser, UserError, check_jobs, check_output, command, write_csv
 from versions import ROOT, VERSIONS
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -171,10 +170,7 @@ def main(argv=None):
     if any(seed < 0 for seed in args.seed) or len(set(args.seed)) < len(args.seed):
         raise UserError(f"--seed {' '.join(map(str, args.seed))}: give different seeds, each "
                         "0 or more")
-    cores = os.cpu_count() or 1
-    if not 1 <= args.jobs <= cores:
-        raise UserError(f"--jobs must be from 1 to {cores} (this machine's CPU cores), "
-                        f"got {args.jobs}")
+    check_jobs(args.jobs)
     if args.train and not args.data.is_file():
         raise UserError(f"no text at {args.data}: pass --data PATH")
     check_output(out / "steps.csv", "--out")

@@ -13,14 +13,13 @@ table (flags, parameters, final train and val loss) goes to reference/try_it/VER
 v7's defaults trained as the run to compare against): each val character hidden alone, and the
 chosen positions of its val batches, all of them, by what the input shows there and by column.
 """
-import os
 import re
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench import check_runs, run_flags, run_script
-from cli import ArgumentParser, UserError, check_output, command, write_csv
+from cli import ArgumentParser, UserError, check_jobs, check_output, command, write_csv
 from versions import ROOT, VERSIONS
 
 MARKER = re.compile(r"^<!-- try: (.*?) -->$", re.M)
@@ -69,10 +68,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.version not in VERSIONS:
         raise UserError(f"no version {args.version!r}: choose one of {', '.join(VERSIONS)}")
-    cores = os.cpu_count() or 1
-    if not 1 <= args.jobs <= cores:
-        raise UserError(f"--jobs must be from 1 to {cores} (this machine's CPU cores), "
-                        f"got {args.jobs}")
+    check_jobs(args.jobs)
     if args.seed < 0:
         raise UserError(f"--seed must be 0 or more, got {args.seed}")
     out = args.out or ROOT / "runs" / "try_it" / args.version
