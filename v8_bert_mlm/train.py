@@ -5,24 +5,13 @@ Fill in:   python v8_bert_mlm/train.py --generate --prompt "MARGERY: I pr_y you,
 Compare:   diff -u v7_bert_layer/train.py v8_bert_mlm/train.py  (step by step: tools/steps.py)
 v7 predicts each next character from the left side; v8 hides some characters and sees both sides.
 """
-import signal  # first: a Ctrl-C while the libraries below load stops the script at once
-if __name__ == "__main__":  # (from main() on, the plumbing answers it)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-import argparse  # argparse, sys, time, pathlib, matplotlib and tqdm serve the plumbing at the end
-import sys
-import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import torch
 import torch.nn as nn
-from matplotlib.figure import Figure
 from torch.nn import functional as F
-from tqdm import tqdm
 
-# ------------------------------------------------------------------ hyperparameters
-# The lecture's values. Each is also a flag (batch_size -> --batch-size); the functions below read
-# the value in effect from args (args.batch_size).
+# hyperparameters: the lecture's values. Each is a flag too: --batch-size sets args.batch_size
 batch_size = 32  # B: independent sequences per training step
 block_size = 32  # T: characters of context the model sees (v7: 8; see the doc for why 32)
 max_iters = 5000  # training steps
@@ -40,12 +29,6 @@ chunk_size_ff = 0  # run the FFN on this many positions at a time (0: all at onc
 mask_prob = 0.15  # BERT: the share of each window's positions chosen, to hide and to score
 MODEL_ARGS = ["block_size", "n_embd", "n_head", "n_layer", "dropout", "hidden_act",
               "intermediate_size", "chunk_size_ff"]  # the hyperparameters LanguageModel takes
-# The values each number may take, both ends included; the plumbing refuses others before any work
-LIMITS = {"batch_size": (1, 2048), "block_size": (1, 2048), "max_iters": (1, 10**6),
-          "eval_interval": (1, 10**6), "eval_iters": (1, 10**4), "lr": (1e-6, 10.0),
-          "seed": (0, 2**63 - 2),  # the estimates use seed + 1; torch's largest is 2**63 - 1
-          "n_embd": (1, 1024), "n_head": (1, 64), "n_layer": (1, 48), "dropout": (0.0, 0.9),
-          "intermediate_size": (1, 4096), "chunk_size_ff": (0, 2048), "mask_prob": (0.01, 1.0)}
 
 # ------------------------------------------------------------------ data
 def read_data(path):
@@ -436,11 +419,10 @@ def train(model, splits, args, log):
     """AdamW on random batches; a loss estimate every eval_interval steps and after the last."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
     generator = torch.Generator().manual_seed(args.seed)  # the batches: the same in every version
-    log.start()  # metrics.csv and the progress bar; its clock starts here
     for step in range(args.max_iters + 1):
         if step % args.eval_interval == 0 or step == args.max_iters:
             losses = estimate_loss(model, splits, args)
-            log.evaluation(step, losses)  # one line on screen, one row in metrics.csv
+            log.evaluation(step, losses)  # prints the losses and keeps them for metrics.csv
         if step == args.max_iters:
             break
         x, y = get_batch(splits["train"], args, generator)  # (B, T), (B, T)
@@ -448,7 +430,7 @@ def train(model, splits, args, log):
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-        log.step(step, loss)  # the progress bar; stops the run if the loss is not a number
+        log.step(step, loss)  # stops the run if the loss is not a number
 
 # ------------------------------------------------------------------ generation
 # BERT does not write left to right: it fills in blanks, all at once, from both sides
@@ -457,7 +439,7 @@ def fill_in(model, ids):
     and the three most likely there with their probabilities."""
     logits, _ = model(ids)  # (B, T, vocab_size)
     probs = F.softmax(logits[..., 1:], dim=-1)  # (B, T, vocab_size - 1): never the mask token
-    top_p, top_i = probs.topk(3, dim=-1)  # (B, T, 3) each
+    top_p, top_i = probs.topk(min(3, probs.shape[-1]), dim=-1)  # (B, T, 3) each
     filled = torch.where(ids == 0, top_i[..., 0] + 1, ids)  # (B, T)
     return filled, top_p, top_i + 1
 
@@ -496,252 +478,132 @@ def sample(model, chars, args):
             f"filled ({right} of {chosen.sum().item()} blanks right):\n{shown[2]}")
 
 # ========================== plumbing below: the same in every version; you may stop reading here
-# The command line, input checks, device choice, run folder, checkpoints, metrics.csv, progress
-# bar, plot and signals. As in nanoGPT, every global above that is a number, a switch or a name is
-# a hyperparameter:
-import hashlib, os, re, shutil  # the plumbing's own imports; the others are at the top
-HYPERPARAMETERS = [name for name, value in globals().items()
-                   if isinstance(value, (int, float, str)) and not name.startswith("_")]
-HELP = dict(re.findall(r"^(\w+) = [^#\n]*# (.*)", Path(__file__).read_text("utf-8"), re.M))
-VERSION = Path(__file__).resolve().parent.name  # "v1_bigram": names the run folder and checkpoint
-ROOT = next((p for p in Path(__file__).resolve().parents  # the repository, also for a step
-             if (p / "data" / "tinyplays.txt").is_file()), Path(__file__).resolve().parent.parent)
-RUN_FILES = ["ckpt.pt", "metrics.csv", "loss.png", "sample.txt"]  # a run folder holds these
+# The flags, the input checks and the run folder. Bad input: one line, sys.exit("error: ...").
+import argparse, hashlib, io, os, pathlib, shutil, signal, sys, time  # noqa: E401
 
-class UserError(Exception):
-    """Bad input: main() prints it as one line and exits with status 2."""
+HYPERPARAMETERS = [k for k, v in globals().items() if type(v) in (int, float, str) and k[0] != "_"]
+VERSION = pathlib.Path(__file__).resolve().parent.name  # v1_bigram, or a step's name
+RANGES = {"lr": (1e-6, 10.0), "seed": (0, 2**63 - 2), "dropout": (0.0, 0.9), "mask_prob": (0.01,
+          1.0), "max_iters": (1, 10**6), "eval_interval": (1, 10**6), "eval_iters": (1, 10**4),
+          "chunk_size_ff": (0, 1024)}  # seed + 1 is used too; any other int is a size
 
 class ArgumentParser(argparse.ArgumentParser):
-    def error(self, message):  # as argparse's docs allow: one line instead of a usage block
-        raise UserError(f"{message}: see {self.prog} --help")
+    def error(self, message):  # one line instead of argparse's usage block
+        sys.exit(f"error: {message}: see --help")
 
-def path(text):  # --data and --out: "" would mean the current folder
-    if not text.strip():
-        raise ValueError(text)
-    return Path(text)
+def within(kind, low, high):  # a flag's type: an int or a float from low to high
+    def number(text):  # argparse's message for "x": invalid number value
+        if not low <= (value := kind(text)) <= high:  # nan too
+            raise argparse.ArgumentTypeError(f"{text} is not from {low} to {high}")
+        return value
+    return number
 
-def parse_args(argv):
-    argv = list(sys.argv[1:] if argv is None else argv)
-    for i in reversed(range(1, len(argv))):  # "--lr -1e-3": argparse would take -1e-3 for a flag
-        if argv[i - 1][:2] == "--" and "=" not in argv[i - 1] and re.match(r"-[\d.]", argv[i]):
-            argv[i - 1:i + 1] = [f"{argv[i - 1]}={argv[i]}"]
-    p = ArgumentParser(prog=f"python {VERSION}/train.py", description=__doc__.splitlines()[0])
-    p.add_argument("--data", type=path, default=ROOT / "data" / "tinyplays.txt",
-                   help="the UTF-8 text to learn (default: data/tinyplays.txt)")
-    for name in HYPERPARAMETERS:  # the help is the comment beside the hyperparameter above
-        flag, default, text = "--" + name.replace("_", "-"), globals()[name], HELP.get(name, "")
-        text = text.replace("%", "%%")  # argparse reads %(...)s in a help text
-        if isinstance(default, bool):  # a switch, on by default: --no-NAME turns it off
-            p.add_argument("--no-" + flag[2:], dest=name, action="store_false",
-                           help=f"turn off: {text}")
-        else:
-            limits = "; %s to %s" % LIMITS[name] if name in LIMITS else ""
-            p.add_argument(flag, type=type(default), default=default, metavar=type(default)
-                           .__name__.upper(), help=f"{text} (default: %(default)s{limits})")
-    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "mps"],
-                   help="auto (the default): cuda if there is one, else mps, else cpu")
-    p.add_argument("--threads", type=int, default=1, help="CPU threads (default: 1, with which a "
-                   "seed gives the same figures on any number of cores)")
-    p.add_argument("--out", type=path, default=ROOT / "runs" / VERSION,
-                   help=f"the run's folder (default: runs/{VERSION})")
-    p.add_argument("--sample-chars", type=int, default=500,
-                   help="characters to generate or show (default: %(default)s)")
-    p.add_argument("--generate", action="store_true", help="no training: generate from --out")
-    p.add_argument("--prompt", default="", help=sample.__doc__.splitlines()[0])
-    return p.parse_args(argv)
-
-def advice(error, fallback):
-    """A lesson's ValueError, and the flags to change: those its message names, else fallback."""
-    text = str(error)
-    if "--" in text:  # the lesson has named the flag itself
-        return UserError(text)
-    named = [f"--{n.replace('_', '-')}" for n in HYPERPARAMETERS if re.search(rf"\b{n}\b", text)]
-    return UserError(f"{text}: change {' or '.join(named) or fallback}")
-
-def check_args(args):
-    """Refuse a number outside its LIMITS (the lesson's, then the plumbing's own), a --data that is
-    not a file, or a device that is not there; return the device."""
-    own = {"threads": (1, os.cpu_count() or 1), "sample_chars": (0, 100_000)}
-    for name, (low, high) in (LIMITS | own).items():
-        value = getattr(args, name)
-        if not low <= value <= high:  # nan too
-            raise UserError(f"--{name.replace('_', '-')} must be from {low} to {high}, got {value}")
-    if not args.data.is_file():  # a folder, a FIFO or /dev/zero would hang or fill the memory
-        what = "is not a regular file" if args.data.exists() else "does not exist"
-        raise UserError(f"--data {args.data} {what}: pass --data PATH to a text file")
+def parse_args(argv=None):  # the flags, and the device that --device picks
+    p = ArgumentParser(allow_abbrev=False, description="--batch-size sets batch_size, etc.")
+    for name in HYPERPARAMETERS:
+        value = globals()[name]
+        kind = str if type(value) is str else within(type(value), *RANGES.get(name, (1, 1024)))
+        p.add_argument("--" + name.replace("_", "-"), type=kind, default=value)
+    p.add_argument("--data", type=pathlib.Path, default=pathlib.Path("data/tinyplays.txt"))
+    p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("runs", VERSION))
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "mps"])
+    p.add_argument("--generate", action="store_true", help="sample from the run in --out")
+    p.add_argument("--prompt", default="", help="the text to start from: see sample()")
+    p.add_argument("--sample-chars", type=within(int, 0, 10**5), default=500)
+    args = p.parse_args(argv)
     cuda, mps = torch.cuda.is_available(), torch.backends.mps.is_available()
-    device = {"auto": "cuda" if cuda else "mps" if mps else "cpu"}.get(args.device, args.device)
-    if device == "cuda" and not cuda or device == "mps" and not mps:
-        raise UserError(f"--device {device} is not available here: use --device cpu or auto")
-    return device
+    auto = "cuda" if cuda else "mps" if mps else "cpu"
+    args.device = auto if args.device == "auto" else args.device
+    if {"cuda": not cuda, "mps": not mps}.get(args.device):
+        sys.exit(f"error: --device {args.device} is not available here: use --device cpu or auto")
+    return args
 
-def load_checkpoint(args):
-    path = args.out / "ckpt.pt"
-    if not path.is_file():
-        raise UserError(f"no checkpoint at {path}: train first, with python {VERSION}/train.py")
+def load_data(args):  # the text, its vocabulary, and a new model
+    if not args.data.is_file():  # a folder, or /dev/zero, would fail, or never end
+        sys.exit(f"error: --data {args.data} is not a file: pass --data PATH to a text file")
     try:
-        ckpt = torch.load(path, map_location=args.device, weights_only=True)
-        if ckpt["version"] == VERSION:
-            model = LanguageModel(len(ckpt["chars"]), **ckpt["model_args"])
-            model.load_state_dict(ckpt["state_dict"])
-    except Exception as e:
-        raise UserError(f"cannot load {path} into this {VERSION} ({type(e).__name__}): train again")
-    if ckpt["version"] != VERSION:
-        raise UserError(f"{path} was written by {ckpt['version']}, not {VERSION}: use its train.py")
-    return model.to(args.device), ckpt["chars"]
+        chars, splits = read_data(args.data)
+    except (OSError, UnicodeError) as e:
+        sys.exit(f"error: cannot read --data {args.data} as UTF-8 text ({e})")
+    if min(len(split) for split in splits.values()) <= args.block_size:
+        sys.exit(f"error: --data {args.data} is too short: pass a longer text or --block-size")
+    return LanguageModel(len(chars), **{k: getattr(args, k) for k in MODEL_ARGS}), chars, splits
 
-class Run:
-    """The run folder, metrics.csv, progress bar and signals. The run is written to out/.partial
-    and moved into place at the end: --out holds one whole run, or stays as it was."""
+def load_checkpoint(args):  # the model and vocabulary of the run in --out
+    try:
+        ckpt = torch.load(args.out / "ckpt.pt", map_location=args.device, weights_only=True)
+        chars, hp = "".join(ckpt["chars"]), ckpt["hyperparameters"]  # checked as flags are:
+        hp = parse_args([f"--{k.replace('_', '-')}={v}" for k, v in hp.items()])
+        model = LanguageModel(len(chars), **{k: getattr(hp, k) for k in MODEL_ARGS})
+        model.load_state_dict(ckpt["state_dict"])
+    except (Exception, SystemExit) as e:  # missing, corrupt or made by hand
+        sys.exit(f"error: cannot load {args.out}/ckpt.pt ({type(e).__name__}): train it first")
+    return model, chars, None
 
+class Run:  # what train() logs to: each loss checked, each estimate kept and printed
     def __init__(self, args):
-        self.out, self.tmp, self.made = args.out, args.out / ".partial", not args.out.exists()
-        if args.out.is_dir() and any(p.name[0] != "." for p in args.out.iterdir()):
-            try:  # a folder with files in it must hold a run of this version
-                owner = "a %s run" % torch.load(args.out / "ckpt.pt", weights_only=True)["version"]
-            except Exception:
-                owner = "files but no ckpt.pt that loads"
-            if owner != f"a {VERSION} run":
-                raise UserError(f"{args.out} holds {owner}, not a {VERSION} run: change --out")
+        self.args, self.tmp = args, args.out.with_name(f".{args.out.name}.partial")
         try:
-            self.tmp.mkdir(parents=True)  # one run at a time: mkdir fails if the folder is there
-        except FileExistsError:
-            raise UserError(f"another run is writing to {self.out} (if none is, it was killed: "
-                            f"delete {self.tmp})")
+            self.tmp.mkdir(parents=True)  # one run at a time: fails if the folder is there
         except OSError as e:
-            raise UserError(f"cannot create the run folder {self.out} ({e.strerror}): change --out")
-        self.rows, self.steps, self.got, self.hold = [], 0, None, False
-        self.bar = tqdm(total=args.max_iters, desc=VERSION, unit="step", disable=None)  # None: tty
-        self.before = {s: signal.signal(s, self) for s in (signal.SIGINT, signal.SIGTERM)}
-
-    def __call__(self, signum, frame):  # Ctrl-C or SIGTERM: the first stops the training
-        self.got = self.got or signum
-        if not self.hold:  # later ones, or any once the last step is done, wait for the save
-            self.hold = True
-            raise KeyboardInterrupt
-
-    def start(self):  # after the optimizer is built: its first build imports for about 2 s
-        (self.tmp / "metrics.csv").write_text("step,train_loss,val_loss,elapsed_s\n")
-        self.start_time = time.time()
-
+            sys.exit(f"error: {self.tmp}: {e.strerror}: another run is writing, or was stopped")
+        self.rows, self.steps, self.start = [], 0, time.time()
     def evaluation(self, step, losses):
-        self.rows.append((step, losses["train"], losses["val"], time.time() - self.start_time))
-        with open(self.tmp / "metrics.csv", "a") as f:  # each row is on disk at once
-            f.write("%d,%.6f,%.6f,%.2f\n" % self.rows[-1])
-        self.hold = self.hold or step == self.bar.total  # the last: from now on the run is saved
-        self.bar.write("step %5d/%d | train %.4f | val %.4f | %6.1f s"
-                       % (step, self.bar.total, *self.rows[-1][1:]))
-
+        self.rows.append((step, losses["train"], losses["val"], time.time() - self.start))
+        print("step %5d | train %.4f | val %.4f | %6.1f s" % self.rows[-1], flush=True)
     def step(self, step, loss):
         if not torch.isfinite(loss):
-            raise UserError(f"the loss became {loss.item()} at step {step}: lower --lr")
+            sys.exit(f"error: the loss became {loss.item()} at step {step}: lower --lr")
         self.steps = step + 1
-        self.bar.update(1)
 
-    def plot(self, path):
-        steps, train, val = ([row[i] for row in self.rows] for i in range(3))
-        ax = Figure(figsize=(6, 4), layout="tight").subplots()
-        ax.plot(steps, train, "--", steps, val, "-")
-        ax.set(xlabel="step", ylabel="cross-entropy loss (nats)", title=VERSION)
-        ax.legend(["train", "val"])
-        ax.figure.savefig(path, dpi=100)
-
-    def commit(self):  # each file replaces its namesake; an old one this run did not write goes
-        for name in RUN_FILES:
-            if (self.tmp / name).exists():
-                os.replace(self.tmp / name, self.out / name)
-            else:
-                (self.out / name).unlink(missing_ok=True)
-
-    def close(self):
-        self.bar.close()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-        if self.made and not any(self.out.iterdir()):
-            self.out.rmdir()
-        for s, handler in self.before.items():
-            signal.signal(s, handler)
+def save(run, model, chars, text):  # written beside --out, then moved in: it holds one whole run
+    args, buffer = run.args, io.BytesIO()  # torch.save into a file: RuntimeError on a full disk
+    torch.save({"version": VERSION, "step": run.steps, "chars": chars,
+                "hyperparameters": {k: getattr(args, k) for k in HYPERPARAMETERS},
+                "data_sha256": hashlib.sha256(args.data.read_bytes()).hexdigest(),
+                "state_dict": model.state_dict()}, buffer)
+    (run.tmp / "ckpt.pt").write_bytes(buffer.getvalue())
+    (run.tmp / "metrics.csv").write_text("step,train_loss,val_loss,elapsed_s\n" + "".join(
+        "%d,%.6f,%.6f,%.2f\n" % row for row in run.rows))
+    (run.tmp / "sample.txt").write_text(text or "(stopped: no sample)\n", encoding="utf-8")
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name in ["ckpt.pt", "metrics.csv", "sample.txt"]:
+        os.replace(run.tmp / name, args.out / name)
 
 def main(argv=None):
-    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot show a character: \xe9
-        sys.stdout.reconfigure(errors="backslashreplace")
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops as Ctrl-C does
+    torch.set_num_threads(1)  # one thread: a seed gives the same figures on any machine
     try:
         args = parse_args(argv)
-        args.device = check_args(args)
-        torch.set_num_threads(args.threads)  # 1: the fastest here, and the same sums anywhere
         torch.manual_seed(args.seed)
+        model, chars, splits = (load_checkpoint if args.generate else load_data)(args)
+        if unknown := "".join(sorted(set(args.prompt) - set(chars))):
+            sys.exit(f"error: the prompt has characters the model never saw: {unknown!r}")
+        no_sample = argparse.Namespace(**{**vars(args), "sample_chars": 0})
+        sample(model.to(args.device), chars, no_sample)  # refuses a bad prompt now, not later
         if args.generate:
-            model, chars = load_checkpoint(args)
-        else:
-            try:
-                chars, splits = read_data(args.data)
-            except (OSError, UnicodeDecodeError) as e:  # unreadable, or not UTF-8
-                raise UserError(f"cannot read {args.data} as UTF-8 text ({e}): pass --data PATH")
-            except ValueError as e:  # the lesson's own rule about its text
-                raise advice(e, "--data")
-            if min(len(split) for split in splits.values()) <= args.block_size:  # block_size + 1
-                raise UserError(f"{args.data} is too short for a block in each split: use a longer "
-                                "text or a smaller --block-size")
-            try:
-                model = LanguageModel(len(chars), **{n: getattr(args, n) for n in MODEL_ARGS})
-            except ValueError as e:  # the model's own rule: name the flags to change
-                raise advice(e, "the model's flags")
-        unknown = "".join(sorted(set(args.prompt) - set(chars)))
-        if unknown:  # checked before training, not after
-            raise UserError(f"the prompt has characters the model never saw: {unknown!r}")
-        try:  # a sample of 0 characters checks the prompt now, not after the training
-            dry_run = argparse.Namespace(**vars(args) | {"sample_chars": 0})
-            text = sample(model.to(args.device), chars, args if args.generate else dry_run)
-        except ValueError as e:  # the lesson's rule about its prompt
-            raise advice(e, "--prompt")
-        if args.generate:
-            print(text)
+            print(sample(model, chars, args))
             return 0
-        n_params = sum(p.numel() for p in model.parameters())
-        print(f"{VERSION} | {n_params:,} parameters | vocabulary {len(chars)} | on {args.device}")
-        run = Run(args)  # the log train() writes to
-        try:
-            try:
-                train(model, splits, args, run)
-            except KeyboardInterrupt:
-                how = "terminated" if run.got == signal.SIGTERM else "interrupted"
-                saving = f"saving to {args.out}" if run.steps else f"{args.out} stays as it was"
-                print(f"\n{how} at step {run.steps}: {saving}", file=sys.stderr)
-                if not run.steps:
-                    return 128 + (run.got or signal.SIGINT)
-            ckpt = {"version": VERSION, "step": run.steps, "n_params": n_params, "chars": chars,
-                    "model_args": {name: getattr(args, name) for name in MODEL_ARGS},
-                    "hyperparameters": {name: getattr(args, name) for name in HYPERPARAMETERS},
-                    "data": str(args.data), "threads": args.threads,  # what else sets the run
-                    "data_sha256": hashlib.sha256(args.data.read_bytes()).hexdigest()}
-            torch.save({**ckpt, "state_dict": model.state_dict()}, run.tmp / "ckpt.pt")
-            run.plot(run.tmp / "loss.png")
-            finished = run.rows[-1][0] == args.max_iters
-            if finished:
-                text = sample(model, chars, args)
-                (run.tmp / "sample.txt").write_text(text, encoding="utf-8")
-            run.commit()
-        except OSError as e:  # a full disk, a folder made read-only: the old run stays as it was
-            raise UserError(f"cannot write the run to {args.out} ({e.strerror}): change --out")
-        finally:
-            run.close()
-        if finished:
-            print(text)
-            print(f"{VERSION} done: step %d | train %.4f | val %.4f | %.1f s" % run.rows[-1])
-        if run.got or not finished:  # stopped by a signal, or by a KeyboardInterrupt
-            return 128 + (run.got or signal.SIGINT)
-        return 0
-    except UserError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:  # before the first training step, or while generating
-        print("\ninterrupted: nothing written", file=sys.stderr)
+        run = Run(args)
+    except ValueError as e:  # a rule of the lesson's, as it words it
+        sys.exit(f"error: {' '.join(str(e).split())}")
+    except KeyboardInterrupt:  # before the training: nothing to save
         return 130
-    except (MemoryError, RuntimeError) as e:  # "can't allocate memory", or a device's "out of"
-        if isinstance(e, RuntimeError) and "alloc" not in str(e) and "out of memory" not in str(e):
-            raise
-        print("error: these sizes do not fit in memory: lower --batch-size, --block-size, "
-              "--eval-iters or the model's sizes", file=sys.stderr)
-        return 2
+    print(f"{VERSION}: {sum(p.numel() for p in model.parameters()):,} parameters, {args.device}")
+    text = None
+    try:
+        try:
+            train(model, splits, args, run)
+            print(text := sample(model, chars, args))
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: keep what was trained, if anything
+            print(f"\nstopped at step {run.steps}", file=sys.stderr)
+        if run.steps:
+            save(run, model, chars, text)
+    except OSError as e:  # a full disk: --out stays as it was
+        sys.exit(f"error: cannot write to {args.out} ({e.strerror}): free some space")
+    finally:
+        shutil.rmtree(run.tmp)
+    return 130 if text is None else 0
 
 if __name__ == "__main__":
     sys.exit(main())
