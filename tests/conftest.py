@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))  # as when a tool runs: it imports its siblings
-from versions import VERSIONS, import_path, load_train  # noqa: E402
+from common import VERSIONS, import_path, load_train  # noqa: E402
 
 ATTENTION_VERSIONS = VERSIONS[1:]  # the ones with n_embd / n_head / a context window
 # the ones that predict the next character and write text left to right; v8 fills in blanks
@@ -68,16 +68,40 @@ def tiny_args(corpus, out, *extra):
             *map(str, extra)]
 
 
+def call_main(module, argv):
+    """module.main(argv) as the command line sees it: sys.exit("error: ...") becomes exit status 1
+    with the message on stderr, as Python does when the script runs."""
+    try:
+        return module.main([str(a) for a in argv])
+    except SystemExit as e:
+        if isinstance(e.code, str):
+            print(e.code, file=sys.stderr)
+            return 1
+        return e.code
+
+
 @pytest.fixture
 def run(capsys):
     """run(version, argv) -> (exit code, stdout, stderr) of that version's main()."""
 
     def _run(version, argv):
-        code = load(version).main([str(a) for a in argv])
+        code = call_main(load(version), argv)
         captured = capsys.readouterr()
         return code, captured.out, captured.err
 
     return _run
+
+
+@pytest.fixture(scope="session")
+def trained(tiny_corpus, tmp_path_factory):
+    """{version: run folder} of one tiny run of each version, trained once per test session. Tests
+    that change a run copy it first (shutil.copytree)."""
+    folders = {}
+    for version in VERSIONS:
+        out = tmp_path_factory.mktemp("trained") / version
+        assert call_main(load(version), tiny_args(tiny_corpus, out)) == 0, version
+        folders[version] = out
+    return folders
 
 
 def marked_line(text, marker):
