@@ -1,7 +1,6 @@
 """v7_bert_layer against the real thing: transformers' BertLayer (eager attention) with the same
 weights, at small odd sizes; seed 000's parameter counts at BERT-base size; GELU, chunking, the KV
 cache, and v7's bad input."""
-import subprocess
 import sys
 
 import pytest
@@ -9,7 +8,7 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
-from conftest import ROOT, load, load_tool, n_params, randomize, tiny_args
+from conftest import ROOT, import_path, load, n_params, randomize, tiny_args
 from test_bad_input import assert_one_line_error
 
 transformers = pytest.importorskip("transformers")
@@ -113,7 +112,8 @@ def test_chunking_saves_nothing_for_the_backward_pass():
     unchunked save the same bytes (v7_bert_layer/README.md, 'Chunked feed-forward')."""
     x = torch.randn(B, 2 * T, C, requires_grad=True)
     whole, chunked = (v7.BertLayer(configs(chunk_size_feed_forward=n)[0]) for n in (0, 2))
-    saved_bytes = load_tool("bench_bert").saved_for_backward_bytes  # what the doc's figure uses
+    bench = import_path(ROOT / "tools" / "maintainers" / "bert_time_and_memory.py", "bert_bench")
+    saved_bytes = bench.saved_for_backward_bytes  # what the doc's figure uses
     full = saved_bytes(v7, whole, x)
     assert full > B * 2 * T * I * 4, "the FFN saves at least its (B, T, I) intermediate"
     assert saved_bytes(v7, chunked, x) == full
@@ -385,10 +385,11 @@ def test_a_trained_model_is_causal(run, tiny_corpus, tmp_path):
     argv = tiny_args(tiny_corpus, tmp_path, "--chunk-size-ff", 4, "--hidden-act", "gelu_new")
     assert run("v7_bert_layer", argv)[0] == 0
     ckpt = torch.load(tmp_path / "ckpt.pt", weights_only=True)
-    assert ckpt["model_args"] == {"block_size": 8, "n_embd": 32, "n_head": 4, "n_layer": 3,
-                                  "dropout": 0.0, "hidden_act": "gelu_new",
-                                  "intermediate_size": 128, "chunk_size_ff": 4}
-    model = v7.LanguageModel(len(ckpt["chars"]), **ckpt["model_args"])
+    model_args = {k: ckpt["hyperparameters"][k] for k in v7.MODEL_ARGS}
+    assert model_args == {"block_size": 8, "n_embd": 32, "n_head": 4, "n_layer": 3,
+                          "dropout": 0.0, "hidden_act": "gelu_new", "intermediate_size": 128,
+                          "chunk_size_ff": 4}
+    model = v7.LanguageModel(len(ckpt["chars"]), **model_args)
     model.load_state_dict(ckpt["state_dict"])
     model.eval().requires_grad_(False)
     idx = torch.randint(len(ckpt["chars"]), (B, 8))
@@ -402,18 +403,14 @@ def test_a_trained_model_is_causal(run, tiny_corpus, tmp_path):
 
 
 # ---------------------------------------------------------------- the command line
-V7_BAD_FLAGS = [
-    (("--hidden-act", "swish"),
-     ("unknown hidden_act 'swish'", "gelu, gelu_new, relu, silu, tanh", "change --hidden-act")),
-    (("--n-embd", "30", "--n-head", "4"),
-     ("n_embd (30) must be a multiple of n_head (4): change --n-embd or --n-head",)),
-    (("--chunk-size-ff", "-2"), ("--chunk-size-ff must be from 0 to 2048, got -2",)),
-    (("--chunk-size-ff", "3"),
-     ("chunk_size_ff (3) must be 0 or divide block_size (8)",
-      "change --block-size or --chunk-size-ff")),
-    (("--intermediate-size", "0"), ("--intermediate-size must be from 1 to 4096",)),
-    (("--n-layer", "100000000"), ("--n-layer must be from 1 to 48, got 100000000",)),
-    (("--dropout", "-0.1"), ("--dropout must be from 0.0 to 0.9",)),
+V7_BAD_FLAGS = [  # the lesson's own rules print as it words them; ranges come from flag types
+    (("--hidden-act", "swish"), ("unknown hidden_act 'swish'", "gelu, gelu_new, relu, silu, tanh")),
+    (("--n-embd", "30", "--n-head", "4"), ("n_embd (30) must be a multiple of n_head (4)",)),
+    (("--chunk-size-ff", "-2"), ("argument --chunk-size-ff: -2 is not from 0 to 1024",)),
+    (("--chunk-size-ff", "3"), ("chunk_size_ff (3) must be 0 or divide block_size (8)",)),
+    (("--intermediate-size", "0"), ("argument --intermediate-size: 0 is not from 1 to 1024",)),
+    (("--n-layer", "100000000"), ("argument --n-layer: 100000000 is not from 1 to 1024",)),
+    (("--dropout", "-0.1"), ("argument --dropout: -0.1 is not from 0.0 to 0.9",)),
 ]
 
 
@@ -424,35 +421,13 @@ def test_v7_bad_flags(flags, fragments, run, tiny_corpus, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_v7_flags_in_help_and_a_real_process(tmp_path, tiny_corpus, capsys):
+def test_v7_flags_in_help(capsys):
     with pytest.raises(SystemExit):
         v7.main(["--help"])
     text = capsys.readouterr().out
     for flag in ("--hidden-act", "--intermediate-size", "--chunk-size-ff", "--n-layer",
                  "--dropout"):
         assert flag in text
-    proc = subprocess.run([sys.executable, str(ROOT / "v7_bert_layer" / "train.py"),
-                           "--data", str(tiny_corpus), "--out", str(tmp_path),
-                           "--chunk-size-ff", "5"],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2 and proc.stdout == ""
-    assert (proc.stderr.count("\n") == 1
-            and proc.stderr.startswith("error: chunk_size_ff (5) must be 0 or divide"))
-
-
-@pytest.mark.parametrize("flags,message", [
-    (["--chunk", "300"], "--chunk (300) must divide --long-seq (4096)"),
-    (["--train-chunk", "100"], "--train-chunk (100) must divide --train-seq (512)"),
-    (["--repeats", "0"], "--repeats: must be positive, got 0"),
-    (["--warmup", "-1"], "--warmup must be 0 or more"),
-    (["--only", "speed"], "invalid choice: 'speed'"),
-])
-def test_bench_bert_refuses_bad_flags_in_one_line(flags, message, capsys):
-    bench = load_tool("bench_bert")
-    code = bench.main(flags)
-    err = capsys.readouterr().err
-    assert (code == 2 and err.startswith("error: ") and err.count("\n") == 1
-            and message in err), err
 
 
 # ------------------------------------------------------- what transformers 5 users run into

@@ -268,10 +268,9 @@ def test_a_prompt_with_blanks_prints_it_filled_and_three_guesses_per_blank(train
 
 
 @pytest.mark.parametrize("prompt,message", [
-    ("The king", "the prompt has no blank: write each character to guess as _: change --prompt"),
+    ("The king", "the prompt has no blank: write each character to guess as _"),
     ("Th_ k\u00e9ng", "the prompt has characters the model never saw: '\u00e9'"),
-    ("A_" * 20, "the prompt has 40 characters, more than the 32 the model sees at once: change "
-     "--prompt"),
+    ("A_" * 20, "the prompt has 40 characters, more than the 32 the model sees at once"),
 ])
 def test_a_bad_prompt_is_refused(trained, run, prompt, message):
     _, out = trained
@@ -283,13 +282,13 @@ def test_a_text_with_the_blank_character_is_refused(run, tmp_path):
     corpus = tmp_path / "snake_case.txt"
     corpus.write_text("some_name = other_name\n" * 200, encoding="utf-8")
     assert_one_line_error(run("v8_bert_mlm", tiny_args(corpus, tmp_path / "out")),
-                          "contains '_', the character v8 keeps for its blanks: change --data")
+                          "contains '_', the character v8 keeps for its blanks")
     assert not (tmp_path / "out" / "metrics.csv").exists()
 
 
 @pytest.mark.parametrize("flags,message", [
-    (["--mask-prob", 1.5], "--mask-prob must be from 0.01 to 1.0, got 1.5"),
-    (["--mask-prob", 0], "--mask-prob must be from 0.01 to 1.0, got 0.0"),
+    (["--mask-prob", 1.5], "argument --mask-prob: 1.5 is not from 0.01 to 1.0"),
+    (["--mask-prob", 0], "argument --mask-prob: 0 is not from 0.01 to 1.0"),
     (["--prompt", "The king"], "the prompt has no blank"),
     (["--prompt", "A_" * 20], "the prompt has 40 characters"),
 ])
@@ -319,7 +318,7 @@ def test_the_val_passage_is_whole_windows_however_long_the_text(trained, run, sa
 def test_the_val_passage_needs_the_text_the_model_learned(trained, run, tmp_path):
     _, out = trained
     missing = ["--generate", "--out", out, "--data", tmp_path / "missing.txt"]
-    assert_one_line_error(run("v8_bert_mlm", missing), "missing.txt does not exist", "--data")
+    assert_one_line_error(run("v8_bert_mlm", missing), "missing.txt", "No such file")
     other = tmp_path / "other.txt"
     other.write_text("a different text, with other characters: XYZ 123\n" * 50, encoding="utf-8")
     wrong = ["--generate", "--out", out, "--data", other]
