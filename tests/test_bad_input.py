@@ -153,6 +153,15 @@ def test_a_run_folder_that_cannot_be_made(run, tiny_corpus, tmp_path):
     assert (tmp_path / "file").read_text() == "mine"
 
 
+def test_an_out_that_is_a_file_is_refused_before_the_training(run, tiny_corpus, tmp_path,
+                                                               monkeypatch):
+    (tmp_path / "notes").write_text("mine")
+    monkeypatch.setattr(load("v1_bigram"), "train", lambda *args: pytest.fail("it trained"))
+    assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "notes")),
+                          "--out", "is a file")
+    assert (tmp_path / "notes").read_text() == "mine"
+
+
 def test_v8_refuses_a_text_with_its_blank_character(run, tmp_path):
     (tmp_path / "t.txt").write_text("To be, or not.\n" * 500 + "_", encoding="utf-8")
     result = run("v8_bert_mlm", ["--data", tmp_path / "t.txt", "--out", tmp_path / "r"])

@@ -27,8 +27,9 @@ def commands(text):
         line = line.removeprefix("$ ")
         for part in re.split(r"\s*(?:&&|;)\s*", line):
             argv = shlex.split(part, comments=True)[1:] if part.startswith("python ") else []
-            if argv and argv[0].endswith(".py") and not any(re.match(r"[<\[]", a) for a in argv):
-                argvs.append(argv)  # a command; `python tools/x.py <version>` is a template
+            template = any(re.match(r"[<\[]|\.\.\.$", a) for a in argv)  # <version>, [...]
+            if argv and argv[0].endswith(".py") and not template:
+                argvs.append(argv)
     return argvs
 
 

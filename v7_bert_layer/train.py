@@ -392,9 +392,8 @@ def sample(model, chars, args):
     return decode(model.generate(context, max_new_tokens=args.sample_chars)[0].tolist(), chars)
 
 # ========================== plumbing below: the same in every version; you may stop reading here
-# The flags, the input checks and the run folder. Bad input: one line, sys.exit("error: ...").
+# Flags, input checks, the run folder. Bad input: one line, sys.exit("error: ..."), before any work.
 import argparse, hashlib, io, os, pathlib, shutil, signal, sys, time  # noqa: E401
-
 HYPERPARAMETERS = [k for k, v in globals().items() if type(v) in (int, float, str) and k[0] != "_"]
 VERSION = pathlib.Path(__file__).resolve().parent.name  # v1_bigram, or a step's name
 RANGES = {"lr": (1e-6, 10.0), "seed": (0, 2**63 - 2), "dropout": (0.0, 0.9), "mask_prob": (0.01,
@@ -402,7 +401,7 @@ RANGES = {"lr": (1e-6, 10.0), "seed": (0, 2**63 - 2), "dropout": (0.0, 0.9), "ma
           "chunk_size_ff": (0, 1024)}  # seed + 1 is used too; any other int is a size
 
 class ArgumentParser(argparse.ArgumentParser):
-    def error(self, message):  # one line instead of argparse's usage block
+    def error(self, message):  # one line, not argparse's usage block
         sys.exit(f"error: {message}: see --help")
 
 def within(kind, low, high):  # a flag's type: an int or a float from low to high
@@ -426,8 +425,7 @@ def parse_args(argv=None):  # the flags, and the device that --device picks
     p.add_argument("--sample-chars", type=within(int, 0, 10**5), default=500)
     args = p.parse_args(argv)
     cuda, mps = torch.cuda.is_available(), torch.backends.mps.is_available()
-    auto = "cuda" if cuda else "mps" if mps else "cpu"
-    args.device = auto if args.device == "auto" else args.device
+    args.device = args.device.replace("auto", "cuda" if cuda else "mps" if mps else "cpu")
     if {"cuda": not cuda, "mps": not mps}.get(args.device):
         sys.exit(f"error: --device {args.device} is not available here: use --device cpu or auto")
     return args
@@ -457,10 +455,12 @@ def load_checkpoint(args):  # the model and vocabulary of the run in --out
 class Run:  # what train() logs to: each loss checked, each estimate kept and printed
     def __init__(self, args):
         self.args, self.tmp = args, args.out.with_name(f".{args.out.name}.partial")
+        if args.out.exists() and not args.out.is_dir():  # checked now, not after the training
+            sys.exit(f"error: --out {args.out} is a file: pass a folder")
         try:
             self.tmp.mkdir(parents=True)  # one run at a time: fails if the folder is there
         except OSError as e:
-            sys.exit(f"error: {self.tmp}: {e.strerror}: another run is writing, or was stopped")
+            sys.exit(f"error: cannot create {self.tmp}: {e.strerror} (no run writing? delete it)")
         self.rows, self.steps, self.start = [], 0, time.time()
     def evaluation(self, step, losses):
         self.rows.append((step, losses["train"], losses["val"], time.time() - self.start))
