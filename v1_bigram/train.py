@@ -174,7 +174,7 @@ def load_checkpoint(args):  # the model and vocabulary of the run in --out
 
 class Run:  # what train() logs to: each loss checked, each estimate kept and printed
     def __init__(self, args):
-        self.args, self.tmp = args, args.out.with_name(f".{args.out.name}.partial")
+        self.args, self.tmp = args, args.out.parent / f".{args.out.name}.partial"
         if args.out.exists() and not args.out.is_dir():  # checked now, not after the training
             sys.exit(f"error: --out {args.out} is a file: pass a folder")
         try:
