@@ -20,8 +20,8 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))  # the tools' command line
-from cli import ArgumentParser, UserError, check_output, command, one_line  # noqa: E402
-from versions import TINY_SHAKESPEARE_SHA256 as SHA256  # noqa: E402
+from common import ArgumentParser, UserError, check_output, command, one_line  # noqa: E402
+from common import TINY_SHAKESPEARE_SHA256 as SHA256  # noqa: E402
 
 URL = "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
 SIZE = 1_115_394

@@ -22,8 +22,7 @@ from pathlib import Path
 import torch
 from torch.nn import functional as F
 
-from cli import ArgumentParser, UserError, command
-from versions import ROOT, load_run
+from common import ArgumentParser, UserError, command, load_run
 
 
 @torch.no_grad()
@@ -112,11 +111,9 @@ def mlm_accuracy(m8, model8, hp8, val8):
 @command
 def main(argv=None):
     p = ArgumentParser(__file__, __doc__)
-    p.add_argument("--v7", type=Path, default=ROOT / "runs" / "v7_bert_layer",
-                   help="v7's run folder")
-    p.add_argument("--v8", type=Path, default=ROOT / "runs" / "v8_bert_mlm",
-                   help="v8's run folder")
-    p.add_argument("--data", type=Path, default=ROOT / "data" / "tinyplays.txt",
+    p.add_argument("--v7", type=Path, default=Path("runs/v7_bert_layer"), help="v7's run folder")
+    p.add_argument("--v8", type=Path, default=Path("runs/v8_bert_mlm"), help="v8's run folder")
+    p.add_argument("--data", type=Path, default=Path("data/tinyplays.txt"),
                    help="the text both were trained on")
     args = p.parse_args(argv)
     if not args.data.is_file():

@@ -40,8 +40,7 @@ from pathlib import Path
 import torch
 from torch.nn import functional as F
 
-from cli import ArgumentParser, UserError, command
-from versions import load_train
+from common import ArgumentParser, UserError, command, load_train
 
 WEIGHTS = ("model.safetensors", "pytorch_model.bin")  # save_pretrained's formats, newest first
 HEAD = ("cls.predictions.transform.dense.weight", "cls.predictions.transform.dense.bias",
@@ -122,7 +121,8 @@ def model_sizes(config):
     no dropout, as eval mode has none."""
     return dict(vocab_size=config.get("vocab_size", 30522),
                 block_size=config.get("max_position_embeddings", 512),
-                n_embd=config.get("hidden_size", 768), n_head=config.get("num_attention_heads", 12),
+                n_embd=config.get("hidden_size", 768),
+                n_head=config.get("num_attention_heads", 12),
                 n_layer=config.get("num_hidden_layers", 12),
                 hidden_act=config.get("hidden_act", "gelu"),
                 intermediate_size=config.get("intermediate_size", 3072), dropout=0.0,
@@ -174,7 +174,8 @@ def load(folder):
     head = any(k.startswith("cls.predictions.") for k in tensors)
     for key in HEAD if head else ():
         if key not in tensors:
-            raise UserError(f"{path.name} has a masked-LM head without {key}: save the model again")
+            raise UserError(f"{path.name} has a masked-LM head without {key}: save the model "
+                            "again")
     for key, twin in TIED.items():  # v8 ties these: one tensor each, so they must be equal
         if key in tensors and twin in tensors and not torch.equal(tensors[key], tensors[twin]):
             raise UserError(f"{path.name}'s {key} differs from its {twin}: v8 ties the two, as "
@@ -323,6 +324,10 @@ def compare(folder, texts=None, fills=None):
     if fills and not all(tokenizer.mask_token and tokenizer.mask_token in t for t in fills):
         raise UserError(f"each --fill needs the tokenizer's mask token {tokenizer.mask_token!r}: "
                         f"write it where a word is to be guessed")
+    for i, text in enumerate(fills or [], 1):  # truncation to the model's length may cut one
+        if (ids[i - 1] == tokenizer.mask_token_id).sum() < text.count(tokenizer.mask_token):
+            raise UserError(f"--fill [{i}] is longer than the model's {ids.shape[1]} positions: "
+                            f"a {tokenizer.mask_token} falls after the cut; shorten the text")
     cls = transformers.BertForMaskedLM if loaded["head"] else transformers.BertModel
     try:
         with quiet_transformers():

@@ -31,8 +31,8 @@ import math
 import sys
 from pathlib import Path
 
-from cli import ArgumentParser, UserError, check_output, command
-from versions import OBJECTIVES, ROOT, TINY_SHAKESPEARE_SHA256, VERSIONS, load_run
+from common import (OBJECTIVES, ROOT, TINY_SHAKESPEARE_SHA256, VERSIONS, ArgumentParser,
+                    UserError, aside, check_output, command, load_run, pyplot)
 
 REFERENCE = ROOT / "reference"
 
@@ -59,6 +59,9 @@ def read_metrics(path):
     except (TypeError, ValueError) as e:
         raise UserError(f"{csv_path} has a row that is not numbers ({e}): "
                         "rerun the training that wrote it") from None
+    if not all(map(math.isfinite, train + val)):
+        raise UserError(f"{csv_path} holds a loss that is not a number (nan or inf): that run "
+                        "diverged; rerun it with a lower --lr")
     label = csv_path.parent.name if csv_path.name == "metrics.csv" else csv_path.stem
     return label, steps, train, val
 
@@ -83,11 +86,9 @@ def reference_for(run):
     version, sha256 = ckpt["version"], ckpt.get("data_sha256")
     dataset = reference_dataset(sha256) if isinstance(sha256, str) else None
     if dataset is None:
-        trained_on = (f"{ckpt.get('data')} (sha256 {sha256})" if sha256
-                      else "data its checkpoint does not record")
-        raise UserError(f"no reference run for the data of {run}, {trained_on}: reference runs "
-                        "exist for data/tinyplays.txt and tiny shakespeare (data/prepare.py); "
-                        "leave out --reference")
+        raise UserError(f"no reference run for the data of {run} (sha256 {sha256}): reference "
+                        "runs exist for data/tinyplays.txt and tiny shakespeare "
+                        "(data/prepare.py); leave out --reference")
     path = REFERENCE / dataset / f"{version}.csv"
     if not path.is_file():
         raise UserError(f"no reference curve for {version} on {dataset} (looked for {path}): "
@@ -148,11 +149,7 @@ def from_step(runs, first):
 def plot(runs, output, title=None, ylim=None, note=None):
     """Draw runs into the PNG file output; ylim: (low, high) of the y axis; note: a line under
     the title."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # draw to a file: no window, works without a display
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for i, (label, steps, train, val) in enumerate(runs):
         color = f"C{i % 10}"
@@ -169,10 +166,10 @@ def plot(runs, output, title=None, ylim=None, note=None):
         ax.set_ylim(*ylim)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    output.parent.mkdir(parents=True, exist_ok=True)
     try:
         fig.tight_layout()
-        fig.savefig(output, dpi=110)
+        with aside(output) as tmp:
+            fig.savefig(tmp, dpi=110)
     except ValueError as e:  # matplotlib reads $...$ in a title or label as mathematics
         raise UserError(f"matplotlib cannot draw the title or a label "
                         f"({str(e).strip().splitlines()[0]}): write a literal $ as \\$") from None

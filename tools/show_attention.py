@@ -27,9 +27,10 @@ from pathlib import Path
 import torch
 from torch.nn import functional as F
 
-from cli import ArgumentParser, UserError, check_output, command
-from versions import ROOT, VERSIONS, load_run
+from common import (ROOT, VERSIONS, ArgumentParser, UserError, aside, check_output, command,
+                    pyplot)
 
+MAX_CHARS = 64  # a longer prompt's squares would be too small to read, the figure too large
 # the attention module of each rung, by class name: v4 to v6's, then HF's (v7, v8)
 ATTENTION = ("MultiHeadAttention", "BertSelfAttention")
 
@@ -99,13 +100,10 @@ def label_text(prompt):
 def draw(wei, version, prompt, out, dpi=100):
     """wei (n_layer, nh, T, T), of the T characters of prompt, as one heatmap per head in a grid,
     written to out as a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # draw to a file: no window, works without a display
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     n_layer, nh, T, _ = wei.shape
-    cell = max(2.0, 0.11 * T)  # inches per square: 32 characters need room for their labels
+    # inches per square: 32 characters need room for their labels; at most 40 inches in all
+    cell = min(max(2.0, 0.11 * T), 40 / max(nh, n_layer))
     fig, axes = plt.subplots(n_layer, nh, figsize=(cell * nh + 1.2, cell * n_layer + 0.7),
                              squeeze=False, layout="constrained")
     labels = [label(c) for c in prompt]
@@ -121,7 +119,8 @@ def draw(wei, version, prompt, out, dpi=100):
     fig.colorbar(image, ax=axes, shrink=0.6, label="attention weight")
     fig.suptitle(f"{version} attention on {label_text(prompt)} "
                  "(row: query, column: key)", fontsize=9)
-    fig.savefig(out, dpi=dpi)
+    with aside(out) as tmp:
+        fig.savefig(tmp, dpi=dpi)
     plt.close(fig)
 
 
@@ -133,9 +132,10 @@ def encode(prompt, chars, block_size, run):
     if unknown:
         raise UserError(f"--prompt has characters the model in {run} never saw: {unknown!r}: use "
                         "only characters of its training text")
-    if len(prompt) > block_size:
+    if len(prompt) > min(block_size, MAX_CHARS):
         raise UserError(f"--prompt has {len(prompt)} characters, more than the block_size "
-                        f"({block_size}) of the model in {run}: give at most {block_size}")
+                        f"({block_size}) of the model in {run} or {MAX_CHARS}: give at most "
+                        f"{min(block_size, MAX_CHARS)}")
     return torch.tensor([[chars.index(c) for c in prompt]])  # (1, T)
 
 
@@ -157,11 +157,10 @@ def main(argv=None):
     if not attention_modules(model):
         raise UserError(f"{folder} holds a {version} run, which has no attention: pass a run "
                         f"of {VERSIONS[1]} to {VERSIONS[-1]}")
-    idx = encode(args.prompt, ckpt["chars"], ckpt["model_args"]["block_size"], folder)
+    idx = encode(args.prompt, ckpt["chars"], ckpt["hyperparameters"]["block_size"], folder)
     output = args.output or ROOT / "runs" / f"attention_{version}.png"
     check_output(output, "-o")
     wei = weights(model, idx)[:, 0]  # (n_layer, nh, T, T)
-    output.parent.mkdir(parents=True, exist_ok=True)
     draw(wei, version, args.prompt, output)
     print(f"wrote {output}")
     return 0

@@ -1,8 +1,8 @@
-"""Walk a rung one idea at a time: apply its step patches to the rung before it, and run them.
+"""Walk a rung one idea at a time: apply its step patches to the rung before it, and train them.
 
     python tools/steps.py v4_multihead                  # write every step's train.py
     python tools/steps.py v4_multihead --train          # and train each, over 5 seeds
-    python tools/steps.py v4_multihead --train --seed 1337 1 2 -- --max-iters 500
+    python tools/steps.py v4_multihead --train --seed 1337 1 -- --max-iters 500
                                                         # flags after -- go to every train.py
     python tools/steps.py v8_bert_mlm --train --jobs 2  # two runs at once, one per CPU core
     python tools/steps.py v6_block --train --first 1 -- --n-layer 8
@@ -10,33 +10,33 @@
 
 A rung that bundles several ideas carries them as patches, VERSION/steps/NN-short-name.diff, each
 a unified diff of train.py. Applied in order to the previous rung's train.py, they give this
-rung's train.py byte for byte. The tool writes the rung before and each step to
-runs/steps/VERSION/NN-short-name/train.py (00 is the rung before), so that any two can be run and
-compared with diff -u. A patch applies only where each hunk's lines match the file exactly, at
-the line numbers it gives: no fuzz, no offset (git apply and patch -p1 accept the same patches).
+rung's train.py byte for byte. The tool writes the rung before (as 00) and each step to
+runs/steps/VERSION/NN-short-name/train.py, so that any two can be run and compared with diff -u.
+A patch applies only where each hunk's lines match the file exactly, at the line numbers it
+gives: no fuzz, no offset (git apply and patch -p1 accept the same patches). A step's train.py
+that you edited is not overwritten: the tool stops and names it, unless you pass --force.
 
---train runs every step with the same flags and seeds, each as its own process (--jobs of them at
-once; each train.py uses one thread unless told otherwise), and prints a table: step, changed
-lines, parameters, final val loss (mean, min and max over the seeds, and each seed's) and the
-training loop's time. It writes the table to runs/steps/VERSION/steps.csv and
-the val curves (the mean over the seeds) to runs/steps/VERSION/steps.png. Before the first run,
-each step reads the flags after -- with its own parser and checks, so that a bad one is refused
-at once; the flags the tool sets itself (--out, --seed, --data) are refused there.
+--train runs every step at every seed, each as its own process (--jobs at once), into
+runs/steps/VERSION/trained/NN-short-name/seedN, and prints a table: step, changed lines,
+parameters, final val loss (mean, min and max over the seeds) and the training loop's seconds.
+trained/ also gets the table (steps.csv) and the mean val curves (steps.png). The runs go into a
+fresh folder that replaces trained/ only once every run has finished: a failed or stopped
+training leaves the last whole one. Every step checks the flags after -- first, with its own
+train.py; without --first, training starts at the first step that knows them all.
 """
+import argparse
 import re
+import shutil
 import statistics
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import tempfile
 from pathlib import Path
 
-from tqdm import tqdm
-
-from bench import check_runs, run_flags, run_script
-from cli import ArgumentParser, UserError, check_jobs, check_output, command, write_csv
-from versions import ROOT, VERSIONS
+from common import (ROOT, VERSIONS, ArgumentParser, UserError, check_flags, check_jobs, command,
+                    import_path, one_line, pyplot, replace_folder, train_all, within, write_csv,
+                    write_text)
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-DEFAULT_SEEDS = [1337, 1, 2, 3, 4]
 
 
 def apply_patch(text, patch, name="the patch"):
@@ -57,6 +57,9 @@ def apply_patch(text, patch, name="the patch"):
         at, i = start, i + 1
         while i < len(lines) and not lines[i].startswith("@@"):
             kind, line = lines[i][0], lines[i][1:]
+            if kind not in " -+\\":
+                raise UserError(f"{name}: line {i + 1} is not part of a hunk: "
+                                f"{lines[i].rstrip()!r}")
             if kind in " -":
                 if at >= len(old) or old[at] != line:
                     found = old[at].rstrip() if at < len(old) else "the end of the file"
@@ -65,9 +68,6 @@ def apply_patch(text, patch, name="the patch"):
                 at += 1
             if kind in " +":
                 new.append(line)
-            if kind not in " -+\\":
-                raise UserError(f"{name}: line {i + 1} is not part of a hunk: "
-                                f"{lines[i].rstrip()!r}")
             i += 1
     return "".join(new + old[at:])
 
@@ -78,61 +78,72 @@ def changed_lines(patch):
     return sum(line[:1] in "+-" for line in body.splitlines())
 
 
-def previous_rung(version):
-    if version not in VERSIONS[1:]:
-        raise UserError(f"no rung {version!r} with a rung before it: choose one of "
-                        f"{', '.join(VERSIONS[1:])}")
-    return VERSIONS[VERSIONS.index(version) - 1]
+def read(path):
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeError) as e:
+        raise UserError(f"cannot read {path} ({type(e).__name__}): restore it with git") from None
 
 
 def step_patches(version):
     """[(name, patch text)] of VERSION/steps/*.diff, in order; [] when the rung has none."""
-    folder = ROOT / version / "steps"
-    return [(p.stem, p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.diff"))]
+    return [(p.stem, read(p)) for p in sorted((ROOT / version / "steps").glob("*.diff"))]
 
 
 def chain(version):
     """[(name, train.py text, changed lines)]: the rung before as 00-<its name>, then each step
     applied to the one before it."""
-    before = previous_rung(version)
-    texts = [(f"00-{before}", (ROOT / before / "train.py").read_text(encoding="utf-8"), 0)]
+    if version not in VERSIONS[1:]:
+        raise UserError(f"no rung {version!r} with a rung before it: choose one of "
+                        f"{', '.join(VERSIONS[1:])}")
+    before = VERSIONS[VERSIONS.index(version) - 1]
+    texts = [(f"00-{before}", read(ROOT / before / "train.py"), 0)]
     for name, patch in step_patches(version):
         texts.append((name, apply_patch(texts[-1][1], patch, f"{version}/steps/{name}.diff"),
-                       changed_lines(patch)))
+                      changed_lines(patch)))
+    if len(texts) == 1:
+        raise UserError(f"{version} has no steps/*.diff: it adds one idea, see "
+                        f"diff -u {before}/train.py {version}/train.py")
+    if texts[-1][1] != read(ROOT / version / "train.py"):
+        raise UserError(f"{version}'s steps do not end at its train.py: a step patch is stale")
     return texts
 
 
-def write_steps(version, out):
-    """Write each step's train.py under out; [(name, path, changed lines)]."""
-    steps = chain(version)
-    if len(steps) == 1:
-        raise UserError(f"{version} has no steps/*.diff: it adds one idea, see "
-                        f"diff -u {steps[0][0][3:]}/train.py {version}/train.py")
-    final = (ROOT / version / "train.py").read_text(encoding="utf-8")
-    if steps[-1][1] != final:
-        raise UserError(f"{version}'s steps do not end at its train.py: a step patch is stale, "
-                        "write the patches again")
-    written = []
-    for name, text, changed in steps:
+def write_steps(steps, out, force=False):
+    """Write each step's text to out/NN-name/train.py (aside, then moved in); a file there that
+    differs (a learner's edit) is refused first, unless force."""
+    for name, text, _ in steps:
         path = out / name / "train.py"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        written.append((name, path, changed))
-    return written
+        if not force and path.is_file() and read(path) != text:
+            raise UserError(f"{path} differs from step {name}: you edited it? Copy it away, or "
+                            "pass --force to overwrite it")
+    for name, text, _ in steps:
+        write_text(out / name / "train.py", text)
 
 
-def train_step(script, out, seed, data, extra):
-    """Run one step's train.py; its metrics rows and its checkpoint's parameter count."""
-    rows, ckpt, _ = run_script(f"{script.parent.name} seed {seed}", script, data, out, seed, extra)
-    return rows, ckpt["n_params"]
+def check_runs(steps, first, folder, args):
+    """Check every run's flags with its step's own train.py (written under folder); the first
+    step to train: args.first, or the first whose train.py knows all the flags after --."""
+    if first is None:
+        for first, (name, _, _) in enumerate(steps):
+            try:
+                check_flags(folder / name / "train.py", f"step {name}", [], args.extra)
+                break
+            except UserError as e:
+                if "unrecognized arguments" not in str(e) or first == len(steps) - 1:
+                    raise
+        if first:
+            print(f"training from step {steps[first][0]}: the steps before it lack a flag of "
+                  f"{' '.join(args.extra)}")
+    for name, _, _ in steps[first:]:
+        for seed in args.seed:
+            check_flags(folder / name / "train.py", f"step {name}",
+                        ["--seed", seed, "--data", args.data], args.extra)
+    return first
 
 
 def plot(curves, path, version):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for i, (name, steps, val) in enumerate(curves):
         ax.plot(steps[1:], val[1:], color=f"C{i % 10}", label=f"{name} {val[-1]:.3f}")
@@ -145,94 +156,82 @@ def plot(curves, path, version):
     plt.close(fig)
 
 
+def train(steps, out, args):
+    """Train every step at every seed into out/.trained.partial, then move it in as
+    out/trained; the table's rows."""
+    fresh = out / ".trained.partial"
+    shutil.rmtree(fresh, ignore_errors=True)  # a training stopped before it could clean up
+    runs = [(f"{name} seed {seed}", out / name / "train.py", fresh / name / f"seed{seed}",
+             ["--seed", seed, "--data", args.data, *args.extra])
+            for name, _, _ in steps for seed in args.seed]
+    print(f"{len(runs)} runs of {len(steps)} steps, {args.jobs} at a time", flush=True)
+    try:
+        results, table, curves, n = train_all(runs, args.jobs), [], [], len(args.seed)
+        for (name, _, changed), i in zip(steps, range(0, len(runs), n)):
+            rows, finals = results[i:i + n], [float(r[-1]["val_loss"]) for r in results[i:i + n]]
+            module = import_path(out / name / "train.py", f"step_{name}")
+            run = argparse.Namespace(out=runs[i][2], device="cpu")
+            table.append({"step": name, "changed_lines": changed, "params": sum(
+                p.numel() for p in module.load_checkpoint(run)[0].parameters()),
+                "val_mean": statistics.mean(finals), "val_min": min(finals),
+                "val_max": max(finals), "seeds": n,
+                "loop_s": statistics.mean(float(r[-1]["elapsed_s"]) for r in rows),
+                "val_each": " ".join(f"{v:.4f}" for v in finals)})
+            curves.append((name, [int(x["step"]) for x in rows[0]],
+                           [statistics.mean(float(r[k]["val_loss"]) for r in rows)
+                            for k in range(len(rows[0]))]))
+        write_csv(fresh / "steps.csv", table)
+        plot(curves, fresh / "steps.png", args.version)
+        replace_folder(fresh, out / "trained")
+    except (UserError, OSError, KeyboardInterrupt) as e:
+        shutil.rmtree(fresh, ignore_errors=True)
+        kind = KeyboardInterrupt if isinstance(e, KeyboardInterrupt) else UserError
+        raise kind(f"{one_line(e)}; every run stopped, {out / 'trained'} is as it was") from None
+    return table
+
+
 @command
 def main(argv=None):
     p = ArgumentParser(__file__, __doc__)
     p.add_argument("version", help=f"a rung with steps: {', '.join(VERSIONS[1:])}")
-    p.add_argument("--out", type=Path, default=None,
-                   help="where the steps go (default: runs/steps/VERSION)")
+    p.add_argument("--out", type=Path, help="where the steps go (default: runs/steps/VERSION)")
+    p.add_argument("--force", action="store_true", help="overwrite step files you edited")
     p.add_argument("--train", action="store_true", help="also train each step")
-    p.add_argument("--data", type=Path, default=ROOT / "data" / "tinyplays.txt",
-                   help="the text every step trains on (default: data/tinyplays.txt)")
-    p.add_argument("--seed", type=int, nargs="+", default=DEFAULT_SEEDS,
-                   help="seeds for --train (default: 1337 1 2 3 4)")
-    p.add_argument("--first", type=int, default=0,
-                   help="train from this step on, e.g. 1 to leave out the rung before (default: 0)")
-    p.add_argument("--last", type=int, default=None,
-                   help="train up to this step (default: the rung's last)")
-    p.add_argument("--jobs", type=int, default=1,
-                   help="runs at once for --train, at most one per CPU core (default: 1)")
-    argv = list(sys.argv[1:] if argv is None else argv)
-    cut = argv.index("--") if "--" in argv else len(argv)  # after --: flags for every train.py
-    args = p.parse_args(argv[:cut])
-    args.extra = argv[cut + 1:]
-    out = args.out or ROOT / "runs" / "steps" / args.version
-    if any(seed < 0 for seed in args.seed) or len(set(args.seed)) < len(args.seed):
-        raise UserError(f"--seed {' '.join(map(str, args.seed))}: give different seeds, each "
-                        "0 or more")
+    p.add_argument("--data", type=Path, default=Path("data/tinyplays.txt"))
+    p.add_argument("--seed", type=within(int, 0, 2**63 - 2), nargs="+", default=[1337, 1, 2, 3, 4])
+    p.add_argument("--first", type=int, help="train from this step on (default: the first "
+                   "that knows the flags after --)")
+    p.add_argument("--last", type=int, help="train up to this step (default: the last)")
+    p.add_argument("--jobs", type=int, default=1, help="runs at once, at most one per CPU core")
+    args = p.parse_with_extra(argv)
+    out = args.out or Path("runs", "steps", args.version)
+    if len(set(args.seed)) < len(args.seed):
+        raise UserError(f"--seed {' '.join(map(str, args.seed))}: give different seeds")
     check_jobs(args.jobs)
-    if args.train and not args.data.is_file():
-        raise UserError(f"no text at {args.data}: pass --data PATH")
-    check_output(out / "steps.csv", "--out")
-    steps = write_steps(args.version, out)
-    last = len(steps) - 1 if args.last is None else args.last
-    if not 0 <= args.first <= last < len(steps):
-        raise UserError(f"--first {args.first} --last {last}: {args.version}'s steps are 0 to "
-                        f"{len(steps) - 1}, give 0 <= first <= last <= {len(steps) - 1}")
-    for name, path, changed in steps:
-        print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}"
-              f"  ({changed} changed lines)")
-    names = {name for name, _, _ in steps}
-    for stale in sorted(p for p in out.glob("[0-9][0-9]-*") if p.is_dir() and p.name not in names):
-        print(f"note: {stale} is from an older series of steps, not this one: delete it")
+    steps = chain(args.version)
+    first, last = args.first or 0, len(steps) - 1 if args.last is None else args.last
+    if not 0 <= first <= last < len(steps):
+        raise UserError(f"--first {first} --last {last}: {args.version}'s steps are 0 to "
+                        f"{len(steps) - 1}")
+    if args.train:  # each step's own train.py reads the flags: written aside for that
+        with tempfile.TemporaryDirectory() as folder:
+            for name, text, _ in steps[:last + 1]:
+                (Path(folder) / name).mkdir()
+                (Path(folder) / name / "train.py").write_text(text, encoding="utf-8")
+            first = check_runs(steps[:last + 1], args.first, Path(folder), args)
+    write_steps(steps, out, args.force)
+    for name, _, changed in steps:
+        print(f"{out / name / 'train.py'}  ({changed} changed lines)")
     if not args.train:
         return 0
+    table = train(steps[first:last + 1], out, args)
     header = f"{'step':<26} {'changed':>7} {'params':>8} {'val mean':>8} {'min':>7} " \
              f"{'max':>7} {'loop s':>7}"
-    print(f"\n{args.data.name} | seeds {' '.join(map(str, args.seed))} | extra flags: "
-          f"{' '.join(args.extra) or '-'}")
-    print(f"{header}\n{'-' * len(header)}", flush=True)
-    steps = steps[args.first:last + 1]
-    for name, path, _ in steps:  # each step reads the flags with its own parser: refused now
-        try:
-            check_runs(name, [run_flags(args.data, out / name / f"seed{seed}", seed, args.extra)
-                              for seed in args.seed], args.extra, script=path)
-        except UserError as e:
-            hint = "; --first N trains from step N on" if "unrecognized" in str(e) else ""
-            said = f"step {e}" if str(e).startswith(name) else str(e)
-            raise UserError(f"{said}{hint}") from None
-    table, curves = [], []
-    pool = ThreadPoolExecutor(args.jobs)  # threads that each wait on one train.py process
-    started = [[pool.submit(train_step, path, out / name / f"seed{seed}", seed, args.data,
-                            args.extra) for seed in args.seed] for name, path, _ in steps]
-    bar = tqdm(total=len(steps) * len(args.seed), unit="run", leave=False, file=sys.stderr,
-               desc="training the steps", disable=not sys.stderr.isatty())  # a log gets no bar
-    for future in (f for futures in started for f in futures):
-        future.add_done_callback(lambda _: bar.update())
-    for (name, path, changed), futures in zip(steps, started):
-        try:
-            runs = [f.result() for f in futures]
-        except BaseException:
-            bar.close()  # its line cleared, so that the error is one line of its own
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        finals = [float(rows[-1]["val_loss"]) for rows, _ in runs]
-        seconds = statistics.mean(float(rows[-1]["elapsed_s"]) for rows, _ in runs)
-        row = {"step": name, "changed_lines": changed, "params": runs[0][1],
-               "val_mean": statistics.mean(finals), "val_min": min(finals),
-               "val_max": max(finals), "seeds": len(finals), "loop_s": seconds,
-               "val_each": " ".join(f"{v:.4f}" for v in finals)}
-        table.append(row)
-        tqdm.write(f"{name:<26} {changed:>7} {row['params']:>8,} {row['val_mean']:>8.4f} "
-                   f"{row['val_min']:>7.4f} {row['val_max']:>7.4f} {seconds:>7.1f}")
-        steps_axis = [int(r["step"]) for r in runs[0][0]]
-        mean_val = [statistics.mean(float(rows[i]["val_loss"]) for rows, _ in runs)
-                    for i in range(len(steps_axis))]
-        curves.append((name, steps_axis, mean_val))
-    bar.close()
-    write_csv(out / "steps.csv", table)
-    plot(curves, out / "steps.png", args.version)
-    print(f"wrote {out / 'steps.csv'} and {out / 'steps.png'}")
+    print(f"{header}\n{'-' * len(header)}")
+    for r in table:
+        print(f"{r['step']:<26} {r['changed_lines']:>7} {r['params']:>8,} {r['val_mean']:>8.4f} "
+              f"{r['val_min']:>7.4f} {r['val_max']:>7.4f} {r['loop_s']:>7.1f}")
+    print(f"wrote {out / 'trained'}: steps.csv, steps.png and the runs")
     return 0
 
 

@@ -1,8 +1,8 @@
 """Draw the docs' figures from the real code and real runs.
 
-    python tools/make_figures.py                  # all three into runs/figures/ (about a minute)
-    python tools/make_figures.py --only attention --ckpt runs/v7_bert_layer -o runs/attention.png
-    python tools/make_figures.py -o docs/figures  # redraw the docs' own, committed figures
+    python tools/maintainers/make_figures.py          # all three into runs/figures/ (a minute)
+    python tools/maintainers/make_figures.py --only attention -o runs/attention.png
+    python tools/maintainers/make_figures.py -o docs/figures   # redraw the committed figures
 
 The figures go into runs/figures/ (git-ignored) unless -o names another folder, or with --only
 one .png file: the docs' committed figures are replaced only when you ask, with -o docs/figures.
@@ -14,7 +14,8 @@ one .png file: the docs' committed figures are replaced only when you ask, with 
   them. Needs a checkpoint written by `python v7_bert_layer/train.py` (--ckpt: its run folder, or
   the ckpt.pt in it).
 - ffn_memory_vs_chunk.png: peak extra memory of the BERT-base feed-forward at seq 4096 against the
-  chunk size, each point a fresh process, measured as tools/bench_bert.py does.
+  chunk size, each point a fresh process, measured as
+  tools/maintainers/bert_time_and_memory.py does.
 The ladder's loss curves come from tools/plot_losses.py over reference/ (see the README).
 """
 import sys
@@ -24,22 +25,14 @@ from pathlib import Path
 
 import torch
 
-import show_attention  # a sibling tool: tools/ is on sys.path
-from cli import ArgumentParser, UserError, check_output, command
-from versions import ROOT, load_run, load_train
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tools/, for common
+import show_attention  # noqa: E402
+from common import (ROOT, ArgumentParser, UserError, aside, check_output, command,  # noqa: E402
+                    load_run, load_train, pyplot)
 
 OUT = ROOT / "runs" / "figures"  # not docs/figures: a run never replaces a committed figure
 FIGURES = {"gelu": "relu_vs_gelu.png", "attention": "attention_v7.png",
            "memory": "ffn_memory_vs_chunk.png"}
-
-
-def pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")  # draw to a file: no window, works without a display
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def relu_vs_gelu(v7, out):
@@ -75,7 +68,7 @@ def v7_run(path):
 
 def attention_v7(model, ckpt, out):
     """The trained v7's attention on 8 characters of the val text, drawn by show_attention.py."""
-    chars, T = ckpt["chars"], ckpt["model_args"]["block_size"]
+    chars, T = ckpt["chars"], ckpt["hyperparameters"]["block_size"]
     text = "\nAGATHA:\n"[:T] if set("\nAGATHA:") <= set(chars) else chars[:T]
     idx = torch.tensor([[chars.index(c) for c in text]])  # (1, T)
     wei = show_attention.weights(model, idx)[:, 0]  # (n_layer, nh, T, T)
@@ -83,12 +76,12 @@ def attention_v7(model, ckpt, out):
 
 
 def ffn_memory_vs_chunk(out, seq=4096):
-    import bench_bert as bench  # a sibling tool: tools/ is on sys.path
+    from bert_time_and_memory import memory_run  # a sibling script
     chunks = [0, 2048, 1024, 512, 256, 128, 64]
     mib = []
     with tempfile.TemporaryDirectory() as tmp:
         for chunk in chunks:
-            extra, output, _ = bench.memory_run(chunk, Namespace(long_seq=seq),
+            extra, output, _ = memory_run(chunk, Namespace(long_seq=seq),
                                                 Path(tmp) / "y.pt", None)
             mib.append(extra / 2**20)
             print(f"  chunk {chunk or 'none':>5}: peak extra {mib[-1]:6.1f} MiB "
@@ -144,8 +137,8 @@ def main(argv=None):
             "attention": lambda path: attention_v7(*run, path),
             "memory": ffn_memory_vs_chunk}
     for name, path in paths.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        jobs[name](path)
+        with aside(path) as tmp:
+            jobs[name](tmp)
         print(f"wrote {path}")
     return 0
 

@@ -1,8 +1,8 @@
 """v7's BertLayer against transformers' at BERT-base size: forward time, and the memory that \
 chunking saves, and does not save in training.
 
-    python tools/bench_bert.py                      # all three, BERT-base size, CPU, fp32
-    python tools/bench_bert.py --repeats 5          # a quicker, noisier look
+    python tools/maintainers/bert_time_and_memory.py     # all three, BERT-base size, CPU, fp32
+    python tools/maintainers/bert_time_and_memory.py --repeats 5   # a quicker, noisier look
 
 (1) Forward time: one BertLayer (hidden 768, 12 heads, intermediate 3072), batch 8, seq 128, eval
     mode, no grad. Ours and transformers' (eager attention, the oracle the tests use; SDPA, its
@@ -33,8 +33,8 @@ from pathlib import Path
 
 import torch
 
-from cli import ArgumentParser, UserError, command, one_line
-from versions import load_train
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tools/, for common
+from common import ArgumentParser, UserError, command, load_train, one_line, within  # noqa: E402
 
 MiB = 2**20
 
@@ -123,7 +123,7 @@ def memory_child(chunk, seq, out_path):
 
 def memory_run(chunk, args, out, env):
     """One fresh process at one chunk size: its figures (bytes) and its output."""
-    cmd = [sys.executable, __file__, "--_memory-child", str(chunk),
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--_memory-child", str(chunk),
            "--long-seq", str(args.long_seq), "--_out", str(out)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
@@ -141,8 +141,8 @@ def memory_run(chunk, args, out, env):
 def chunked_memory(args):
     # glibc's malloc keeps some freed buffers of a few MiB in its heap, so the same run peaks a few
     # MiB higher or lower from one process to the next: the median of --memory-runs, and a second
-    # column with a fixed mmap threshold, where every large buffer is its own mapping, returned when
-    # freed: the live tensors alone.
+    # column with a fixed mmap threshold, where every large buffer is its own mapping, returned
+    # when freed: the live tensors alone.
     fixed = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(128 * 1024)}
     extra, fixed_extra, y = {}, {}, {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -153,7 +153,8 @@ def chunked_memory(args):
                                               runs[0][1], runs[0][2])
             fixed_extra[chunk] = memory_run(chunk, args, out, fixed)[0]
     diff = (y[0] - y[args.chunk]).abs().max().item()
-    print(f"(2) Chunked feed-forward, batch 1, seq {args.long_seq}, hidden 768, intermediate 3072, "
+    print(f"(2) Chunked feed-forward, batch 1, seq {args.long_seq}, hidden 768, "
+          "intermediate 3072, "
           f"fp32, eval, no grad; each run in a fresh process")
     print(f"    {'chunk':>8} {'peak extra MiB':>15} {'beyond the output':>18} "
           f"{'live tensors only':>18}")
@@ -205,38 +206,28 @@ def saved_for_backward(args):
     print("    chunking saves memory in training only together with recomputation")
 
 
-def positive(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
-    return value
-
-
 @command
 def main(argv=None):
     p = ArgumentParser(__file__, __doc__)
     p.add_argument("--only", choices=["time", "memory", "training"],
                    help="run one of the three benchmarks (default: all)")
-    p.add_argument("--batch", type=positive, default=8,
+    p.add_argument("--batch", type=within(int, 1, 32), default=8,
                    help="batch for the timing (default: %(default)s)")
-    p.add_argument("--seq", type=positive, default=128,
+    p.add_argument("--seq", type=within(int, 1, 512), default=128,
                    help="sequence length for the timing (default: %(default)s)")
-    p.add_argument("--repeats", type=positive, default=20,
+    p.add_argument("--repeats", type=within(int, 1, 1000), default=20,
                    help="timed runs of each layer (default: %(default)s)")
-    p.add_argument("--warmup", type=int, default=3,
+    p.add_argument("--warmup", type=within(int, 0, 100), default=3,
                    help="untimed runs first (default: %(default)s)")
-    p.add_argument("--long-seq", type=positive, default=4096,
+    p.add_argument("--long-seq", type=within(int, 1, 16384), default=4096,
                    help="sequence length for the memory (default: %(default)s)")
-    p.add_argument("--chunk", type=positive, default=256,
+    p.add_argument("--chunk", type=within(int, 1, 16384), default=256,
                    help="chunk size to compare with 0 (default: %(default)s)")
-    p.add_argument("--train-seq", type=positive, default=512,
+    p.add_argument("--train-seq", type=within(int, 1, 4096), default=512,
                    help="sequence length for the training figure (default: %(default)s)")
-    p.add_argument("--train-chunk", type=positive, default=64,
+    p.add_argument("--train-chunk", type=within(int, 1, 4096), default=64,
                    help="chunk size for the training figure (default: %(default)s)")
-    p.add_argument("--memory-runs", type=positive, default=3,
+    p.add_argument("--memory-runs", type=within(int, 1, 20), default=3,
                    help="processes per chunk size (default: %(default)s)")
     p.add_argument("--_memory-child", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--_out", type=Path, default=None, help=argparse.SUPPRESS)
@@ -244,8 +235,6 @@ def main(argv=None):
     if args._memory_child is not None:
         memory_child(args._memory_child, args.long_seq, args._out)
         return 0
-    if args.warmup < 0:
-        p.error(f"--warmup must be 0 or more, got {args.warmup}")
     if args.long_seq % args.chunk:
         p.error(f"--chunk ({args.chunk}) must divide --long-seq ({args.long_seq}), "
                 "as apply_chunking_to_forward requires")

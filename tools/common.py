@@ -1,0 +1,283 @@
+"""What the tools share: the ladder, importing a train.py, running train.py as child processes,
+writing a file aside, and one error idiom. Bad input is one line on stderr, `error: what was
+wrong: what to do`, exit status 2, found before any work; Ctrl-C is one line and exit status 130.
+
+    from common import ArgumentParser, UserError, command
+
+    @command
+    def main(argv=None):
+        args = ArgumentParser(__file__, __doc__).parse_args(argv)
+        raise UserError(f"no file at {args.path}: pass an existing file")
+
+Only the standard library at the top (data/prepare.py uses this file): torch is imported inside
+the functions that need it.
+"""
+import argparse
+import contextlib
+import csv
+import functools
+import importlib.util
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VERSIONS = ["v1_bigram", "v4_multihead", "v5_ffn", "v6_block", "v7_bert_layer", "v8_bert_mlm"]
+# v8's loss is over the characters its input hides, the others' over every next character
+OBJECTIVES = {**{v: "next character" for v in VERSIONS}, "v8_bert_mlm": "masked characters"}
+TINY_SHAKESPEARE_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
+
+
+# ------------------------------------------------------------------ the error idiom
+class UserError(Exception):
+    """Bad input, worded `what was wrong: what to do`; command() prints it as one line."""
+
+
+def one_line(text):
+    return " ".join(str(text).split())
+
+
+def command(main):
+    """main(argv) as a tool runs: a UserError is one `error:` line and exit status 2; Ctrl-C or
+    SIGTERM is one `interrupted` line (and what the KeyboardInterrupt says) and 130."""
+    @functools.wraps(main)
+    def run(argv=None):
+        for stream in (sys.stdout, sys.stderr):  # PYTHONIOENCODING=ascii: escaped, not a crash
+            if hasattr(stream, "reconfigure"):
+                stream.reconfigure(errors="backslashreplace")
+        signal.signal(signal.SIGTERM, signal.default_int_handler)  # stops as Ctrl-C does
+        try:
+            return main(argv)
+        except UserError as e:
+            print(f"error: {one_line(e)}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt as e:
+            print(f"interrupted{': ' * bool(e.args)}{one_line(e)}", file=sys.stderr)
+            return 130
+    return run
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's, for the tool at `script`: usage `python tools/x.py`, the description the first
+    paragraph of `doc`, no abbreviated flags, and an error is one UserError line."""
+
+    def __init__(self, script, doc, **kwargs):
+        prog = "python " + Path(script).resolve().relative_to(ROOT).as_posix()
+        super().__init__(prog=prog, description=doc.split("\n\n")[0], allow_abbrev=False,
+                         **kwargs)
+
+    def error(self, message):
+        raise UserError(f"{message}: see {self.prog} --help")
+
+    def parse_with_extra(self, argv=None):
+        """The args, with args.extra the flags after a `--`: the ones for every train.py."""
+        argv = list(sys.argv[1:] if argv is None else argv)
+        cut = argv.index("--") if "--" in argv else len(argv)
+        args = self.parse_args(argv[:cut])
+        args.extra = argv[cut + 1:]
+        return args
+
+
+def within(kind, low, high):
+    """A flag's type: an int or a float from low to high (nan is refused too)."""
+    def number(text):
+        if not low <= (value := kind(text)) <= high:
+            raise argparse.ArgumentTypeError(f"{text} is not from {low} to {high}")
+        return value
+    number.__name__ = kind.__name__  # argparse's message for "x": invalid int value: 'x'
+    return number
+
+
+def message(exit):
+    """The text of a train.py's sys.exit("error: ...") without its `error: `."""
+    return str(exit.code).removeprefix("error: ")
+
+
+# ------------------------------------------------------------------ the ladder's train.py files
+def import_path(path, name):
+    """The Python file at path, imported as a new module called name."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_train(version):
+    """The module <version>/train.py, e.g. load_train("v8_bert_mlm"). Importing runs nothing."""
+    return import_path(ROOT / version / "train.py", f"{version}_train")
+
+
+def load_run(folder, version=None):
+    """(train.py module, its model in eval mode on the CPU, the checkpoint dict) of the run in
+    folder, loaded by its version's own load_checkpoint. version: the one expected, or None.
+    The dict's hyperparameters are the ones the model was built with: a missing one (an older
+    or hand-made checkpoint) is the version's default, as load_checkpoint reads it."""
+    import torch
+
+    path = Path(folder) / "ckpt.pt"
+    if not path.is_file():
+        raise UserError(f"no checkpoint at {path}: pass a run folder a train.py wrote")
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+        found = ckpt["version"]
+    except Exception as e:  # empty, truncated, not a checkpoint, a list, no "version"
+        raise UserError(f"cannot read {path} ({type(e).__name__}): train again") from None
+    if found not in VERSIONS or version not in (None, found):
+        raise UserError(f"{path} holds a run of {found!r}, not {version or 'a version'} of "
+                        f"this ladder ({', '.join(VERSIONS)}): pass another run")
+    module = load_train(found)
+    try:
+        model, _, _ = module.load_checkpoint(argparse.Namespace(out=Path(folder), device="cpu"))
+    except SystemExit as e:  # the version's own one line
+        raise UserError(message(e)) from None
+    defaults = {name: getattr(module, name) for name in module.HYPERPARAMETERS}
+    ckpt["hyperparameters"] = {**defaults, **ckpt["hyperparameters"]}
+    return module, model.eval(), ckpt
+
+
+# ------------------------------------------------------------------ output, written aside
+def check_output(path, flag):
+    """Refuse now, before any work, a path the tool could not write: a folder, a FIFO, a path
+    under a file, or a folder that takes no new files."""
+    path = Path(path)
+    folder = path.parent  # the nearest folder that exists: the missing ones will be made
+    while not folder.exists():
+        folder = folder.parent
+    if path.exists() and not path.is_file():
+        raise UserError(f"{flag} {path} exists and is not a regular file: name a file")
+    if not folder.is_dir():
+        raise UserError(f"{flag} {path} is under {folder}, which is a file, not a folder: "
+                        "choose another path")
+    try:
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as e:
+        raise UserError(f"{flag} {path} cannot be written ({e.strerror or e}): choose another "
+                        "path") from None
+
+
+@contextlib.contextmanager
+def aside(path):
+    """Yields a name beside path to write to; moved onto path (os.replace) when the block ends.
+    Any failure (a full disk) removes it, and path stays as it was: one UserError line."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.stem}.partial{path.suffix}")  # .png stays .png for matplotlib
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        yield tmp
+        os.replace(tmp, path)
+    except OSError as e:
+        raise UserError(f"cannot write {path} ({e.strerror or e}): it is as it was; free some "
+                        "space or choose another path") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_text(path, text):
+    with aside(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_csv(path, rows):
+    """rows (dicts with the same keys) as a CSV file with a header, written aside."""
+    with aside(path) as tmp, open(tmp, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")  # draw to a file: no window, works without a display
+    import matplotlib.pyplot as plt
+    return plt
+
+
+# ------------------------------------------------------------------ train.py runs
+OWN_FLAGS = ("--out", "--seed", "--data")  # the tools set these for every run they start
+
+
+def check_flags(script, name, flags, extra):
+    """Refuse now what the train.py at script would refuse later, before any run starts: its
+    flags (read by its own parser), its data, its model's sizes, its prompt. flags: the ones the
+    tool sets; extra: the user's, after --; name: how the error names the run."""
+    import torch
+
+    if said := [f for f in extra for own in OWN_FLAGS if f == own or f.startswith(own + "=")]:
+        raise UserError(f"{said[0].split('=')[0]} after -- is this tool's own: pass it before "
+                        "the --")
+    module = import_path(script, f"check_{Path(script).parent.name}")
+    try:
+        args = module.parse_args([*map(str, flags), *extra])
+        if args.generate:
+            raise UserError("--generate after -- would only sample from old runs: leave it out")
+        with torch.device("meta"):  # shapes only: the sizes are checked, no memory is taken
+            _, chars, _ = module.load_data(args)
+        if unknown := "".join(sorted(set(args.prompt) - set(chars))):
+            raise UserError(f"{name}: --prompt has characters the text lacks: {unknown!r}")
+    except SystemExit as e:
+        if not isinstance(e.code, str):  # --help printed the help and stopped
+            raise UserError(f"the flags after -- stop {name} before it trains: pass only "
+                            "training flags") from None
+        raise UserError(f"{name}: {message(e)}") from None
+    except ValueError as e:  # a rule of the lesson's, as it words it
+        raise UserError(f"{name}: {one_line(e)}") from None
+
+
+def train_all(runs, jobs=1, done=lambda i, rows: None):
+    """Run train.py once per run, [(name, script, out, flags)], each its own process (train.py
+    uses one CPU thread), `jobs` at a time; returns each run's metrics rows, in order. done(i,
+    rows) is called as run i finishes. A failed run, Ctrl-C or SIGTERM stops every run at once
+    (each saves what it trained, as train.py does when stopped) and starts no more."""
+    waiting, running, results = list(range(len(runs))), {}, {}
+    try:
+        while waiting or running:
+            while waiting and len(running) < jobs:
+                i = waiting.pop(0)
+                name, script, out, flags = runs[i]
+                log = tempfile.TemporaryFile("w+")  # a file, not a pipe: it never fills up
+                cmd = [sys.executable, str(script), "--out", str(out), *map(str, flags)]
+                running[i] = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log), log
+            for i, (proc, log) in list(running.items()):
+                if proc.poll() is None:
+                    continue
+                del running[i]
+                log.seek(0)
+                said = log.read().strip().splitlines() or [f"exit status {proc.returncode}"]
+                if proc.returncode:
+                    raise UserError(f"{runs[i][0]} failed ({one_line(said[-1])}): run it alone "
+                                    f"to see why: python {' '.join(proc.args[1:])}")
+                with open(Path(runs[i][2]) / "metrics.csv", newline="") as f:
+                    results[i] = list(csv.DictReader(f))
+                done(i, results[i])
+            time.sleep(0.05)
+    finally:
+        for proc, _ in running.values():
+            proc.terminate()  # SIGTERM: train.py saves what it trained and stops
+        for proc, _ in running.values():
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    return [results[i] for i in range(len(runs))]
+
+
+def replace_folder(new, old):
+    """Move the folder new into place at old, whose content goes (a whole swap: never a mix)."""
+    gone = old.with_name(f".{old.name}.old")
+    shutil.rmtree(gone, ignore_errors=True)
+    if old.exists():
+        os.replace(old, gone)
+    os.replace(new, old)
+    shutil.rmtree(gone, ignore_errors=True)
+
+
+def check_jobs(jobs):
+    """--jobs: from 1 to this machine's cores, since each run uses one thread."""
+    if not 1 <= jobs <= (cores := os.cpu_count() or 1):
+        raise UserError(f"--jobs must be from 1 to {cores} (this machine's CPU cores), got {jobs}")
