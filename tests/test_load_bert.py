@@ -191,6 +191,14 @@ def test_fill_prints_both_models_top_three_at_each_mask(bin, tmp_path, run_tool)
         ("1", "2"), ("2", "3"), ("2", "4")]
 
 
+def test_fill_refuses_a_mask_that_truncation_cuts_off(tmp_path, run_tool):
+    """max_position_embeddings is 16: a [MASK] after the 16th token would be dropped unseen."""
+    folder = with_vocab(checkpoint(tmp_path, transformers.BertForMaskedLM))
+    text = "the cat sat on the mat . " * 3 + "[MASK] ."
+    assert_one_line_error(run_tool(folder, "--fill", "the [MASK] sat .", "--fill", text),
+                          "--fill [2] is longer than the model's 16 positions", "shorten")
+
+
 # ---------------------------------------------------------------- a sentence-transformers folder
 @torch.no_grad()
 def test_sentence_transformers_folder_prints_the_cosine_table(tmp_path, run_tool):
@@ -327,7 +335,7 @@ def test_a_text_the_tokenizer_does_not_know_is_refused(tmp_path, run_tool):
 
 @pytest.mark.parametrize("atol", ["-1e-3", "-inf", "nan"])
 def test_a_negative_atol_gets_its_own_error_not_a_missing_value(atol, run_tool, tmp_path):
-    result = run_tool(tmp_path, "--atol", atol)
+    result = run_tool(tmp_path, f"--atol={atol}")  # argparse reads -1e-3 alone as a flag
     assert result[0] == 2
     assert_one_line_error(result, "--atol must be 0 or more",
                           "see python tools/load_bert.py --help")

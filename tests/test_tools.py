@@ -1,15 +1,23 @@
-"""tools/plot_losses.py and tools/bench.py, run for real on tiny inputs; every tool's command
-line."""
+"""tools/common.py, the one module every tool shares, and tools/ladder.py: the error idiom, output
+written aside, the one train.py runner (a failed or stopped run stops the others at once), and
+the ladder table. Stand-in scripts where a real train.py is not needed."""
+import csv
+import errno
 import hashlib
 import subprocess
 import sys
+import time
 
 import pytest
 
-from conftest import ROOT, load, load_tool, tiny_args
-from versions import TINY_SHAKESPEARE_SHA256
+from conftest import ROOT, call_main, load, load_tool
+from test_bad_input import assert_one_line_error
+
+import common
 
 TINYPLAYS = ROOT / "data" / "tinyplays.txt"
+TINY = ["--max-iters", "3", "--eval-interval", "3", "--eval-iters", "1", "--batch-size", "2",
+        "--sample-chars", "5"]
 
 
 def write_metrics(folder, rows):
@@ -21,145 +29,187 @@ def write_metrics(folder, rows):
 
 def write_checkpoint(folder, version, data=TINYPLAYS, chars="\n !,.:?ABCDEGHKLMNOPRSTWYaehnot",
                      data_sha256=None, **hyperparameters):
-    """folder/ckpt.pt as <version>/train.py saves one, at its default sizes, random weights,
-    trained on data (its path and sha256; data_sha256 replaces the file's; data=None: neither
-    recorded, as before train.py recorded them). hyperparameters: the ones to change."""
+    """folder/ckpt.pt as <version>/train.py saves one, random weights, trained on data (its
+    sha256, or data_sha256). hyperparameters: the ones to change from the defaults."""
     import torch
 
     module = load(version)
-    model_args = {name: getattr(module, name) for name in module.MODEL_ARGS}
-    model = module.LanguageModel(len(chars), **model_args)
-    ckpt = {"version": version, "step": 0, "n_params": sum(p.numel() for p in model.parameters()),
-            "chars": chars, "model_args": model_args,
-            "hyperparameters": {**{name: getattr(module, name) for name in module.HYPERPARAMETERS},
-                                **hyperparameters},
-            "state_dict": model.state_dict()}
-    if data is not None:
-        ckpt["data"] = str(data)
-        ckpt["data_sha256"] = data_sha256 or hashlib.sha256(data.read_bytes()).hexdigest()
+    hp = {**{name: getattr(module, name) for name in module.HYPERPARAMETERS}, **hyperparameters}
+    model = module.LanguageModel(len(chars), **{name: hp[name] for name in module.MODEL_ARGS})
+    sha256 = data_sha256 or hashlib.sha256(data.read_bytes()).hexdigest()
     folder.mkdir(parents=True, exist_ok=True)
-    torch.save(ckpt, folder / "ckpt.pt")
+    torch.save({"version": version, "step": 0, "chars": chars, "hyperparameters": hp,
+                "data_sha256": sha256, "state_dict": model.state_dict()}, folder / "ckpt.pt")
     return folder
 
 
-def test_plot_losses_overlays_runs_and_csv_files(tmp_path, capsys):
-    a = write_metrics(tmp_path / "v1_bigram",
-                      [(0, 4.2, 4.2, 0.0), (300, 2.6, 2.6, 1.0), (600, 2.5, 2.52, 2.0)])
-    b = write_metrics(tmp_path / "v4_multihead", [(0, 4.3, 4.3, 0.0), (500, 2.4, 2.45, 3.0)])
-    (tmp_path / "reference.csv").write_text((b / "metrics.csv").read_text())
-    out = tmp_path / "plots" / "ladder.png"
-    assert load_tool("plot_losses").main(
-        [str(a), str(b), str(tmp_path / "reference.csv"), "-o", str(out)]) == 0
-    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
-    assert "3 runs" in capsys.readouterr().out
+# ---------------------------------------------------------------- common.py
+def test_common_imports_without_torch():
+    """data/prepare.py uses it with the standard library only."""
+    code = "import sys; import common; sys.exit('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT / "tools").returncode == 0
 
 
-@pytest.mark.parametrize("make_input,message", [
-    (lambda d: d / "missing", "no metrics.csv"),
-    (lambda d: write_metrics(d / "empty", []), "no step,train_loss,val_loss rows"),
-    (lambda d: write_metrics(d / "bad", [(0, "x", 1.0, 0.0)]), "not numbers"),
+@pytest.mark.parametrize("raised,code,err", [
+    (common.UserError("no file at x:\n  pass one"), 2, "error: no file at x: pass one\n"),
+    (KeyboardInterrupt(), 130, "interrupted\n"),
+    (KeyboardInterrupt("2 of 3 runs finished"), 130, "interrupted: 2 of 3 runs finished\n"),
 ])
-def test_plot_losses_bad_input(make_input, message, tmp_path, capsys):
-    code = load_tool("plot_losses").main([str(make_input(tmp_path)), "-o", str(tmp_path / "x.png")])
-    err = capsys.readouterr().err
-    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and message in err
-    assert not (tmp_path / "x.png").exists()
+def test_command_turns_bad_input_and_ctrl_c_into_one_line(raised, code, err, capsys):
+    @common.command
+    def main(argv=None):
+        print("started")
+        raise raised
+
+    assert main([]) == code
+    assert capsys.readouterr() == ("started\n", err)
 
 
-def test_bench_runs_versions_and_prints_the_table(tiny_corpus, tmp_path, capsys):
-    extra = tiny_args(tiny_corpus, tmp_path)[4:]  # the tiny settings, without --data/--out
-    extra = [a for a in extra if a not in ("--sample-chars", "20")]
-    argv = ["--data", str(tiny_corpus), "--out", str(tmp_path),
-            "--csv", str(tmp_path / "table.csv"),
-            "--versions", "v1_bigram", "v6_block", "--", *extra]
-    assert load_tool("bench").main(argv) == 0
-    out = capsys.readouterr().out
-    rows = [line.split() for line in out.splitlines() if line.startswith(("v1_", "v6_"))]
-    assert [r[:2] for r in rows] == [["v1_bigram", "1337"], ["v6_block", "1337"]]
-    assert all(r[3] == "30" for r in rows)  # steps
+def test_the_parser_errors_in_one_line_and_takes_no_abbreviation():
+    p = common.ArgumentParser(ROOT / "tools" / "x.py", "A tool.\n\nMore.")
+    p.add_argument("--seed", type=int)
+    assert p.description == "A tool." and p.prog == "python tools/x.py"
+    with pytest.raises(common.UserError, match=r"^unrecognized arguments: --se 3: see python "):
+        p.parse_args(["--se", "3"])
+
+
+def test_a_full_disk_leaves_the_old_output_and_no_temporary_file(tmp_path):
+    out = tmp_path / "table.csv"
+    out.write_text("old\n")
+    with pytest.raises(common.UserError, match="cannot write .*table.csv .*it is as it was"):
+        with common.aside(out) as tmp:
+            tmp.write_text("half a tab")
+            raise OSError(errno.ENOSPC, "No space left on device")
+    assert out.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["table.csv"]
+    common.write_csv(out, [{"a": 1}])
+    assert out.read_text() == "a\n1\n" and len(list(tmp_path.iterdir())) == 1
+
+
+def stand_in(tmp_path, name, body):
+    """A script that takes train.py's --out, runs body, and writes a metrics.csv."""
+    path = tmp_path / name
+    path.write_text("import sys, time, pathlib\nout = pathlib.Path(sys.argv[2])\n"
+                    "out.parent.mkdir(parents=True, exist_ok=True)\n"
+                    "pathlib.Path(str(out) + '.started').write_text('')\n" + body +
+                    "\nout.mkdir(parents=True)\n"
+                    "(out / 'metrics.csv').write_text('step,val_loss\\n1,2.0\\n')\n")
+    return path
+
+
+@pytest.mark.parametrize("stop", ["a run fails", "ctrl-c"])
+def test_a_failed_or_stopped_run_stops_the_others_at_once_and_starts_no_more(stop, tmp_path):
+    fails = stand_in(tmp_path, "fails.py", "time.sleep(0.3); sys.exit('error: too short')")
+    quick = stand_in(tmp_path, "quick.py", "")
+    sleeps = stand_in(tmp_path, "sleeps.py", "time.sleep(60)")
+    runs = [("sleeper", sleeps, tmp_path / "a", []),
+            ("one that fails" if stop == "a run fails" else "quick",
+             fails if stop == "a run fails" else quick, tmp_path / "b", []),
+            ("queued", quick, tmp_path / "c", [])]
+
+    def done(i, rows):
+        raise KeyboardInterrupt
+
+    start = time.time()
+    with pytest.raises(common.UserError if stop == "a run fails" else KeyboardInterrupt) as e:
+        common.train_all(runs, jobs=2, done=done)
+    assert time.time() - start < 10, "the sleeping run was waited for"
+    assert (tmp_path / "a.started").exists() and not (tmp_path / "c.started").exists()
+    assert not (tmp_path / "a").exists(), "the sleeping run was not stopped"
+    if stop == "a run fails":
+        assert str(e.value).startswith("one that fails failed (error: too short): run it alone")
+
+
+def test_the_runner_returns_each_run_s_rows_in_order(tmp_path):
+    quick = stand_in(tmp_path, "quick.py", "")
+    runs = [(name, quick, tmp_path / name, []) for name in "abc"]
+    assert common.train_all(runs, jobs=2) == [[{"step": "1", "val_loss": "2.0"}]] * 3
+
+
+# ---------------------------------------------------------------- ladder.py
+@pytest.fixture
+def ladder(monkeypatch):
+    """tools/ladder.py with each run trained in this process: (tool, [the runs it started])."""
+    tool, started = load_tool("ladder"), []
+
+    def in_process(runs, jobs=1, done=None):
+        rows = []
+        for name, script, out, flags in runs:
+            started.append(name)
+            assert call_main(load(name), ["--out", out, *flags]) == 0
+            with open(out / "metrics.csv", newline="") as f:
+                rows.append(list(csv.DictReader(f)))
+        return rows
+
+    monkeypatch.setattr(tool, "train_all", in_process)
+    return tool, started
+
+
+def test_ladder_runs_versions_and_writes_the_table(ladder, tiny_corpus, tmp_path, capsys):
+    tool, started = ladder
+    argv = ["--data", tiny_corpus, "--out", tmp_path, "--csv", tmp_path / "table.csv",
+            "--versions", "v1_bigram", "v8_bert_mlm", "--seed", "1", "2", "--", *TINY]
+    assert tool.main([str(a) for a in argv]) == 0, capsys.readouterr().err
+    assert started == ["v1_bigram", "v1_bigram", "v8_bert_mlm", "v8_bert_mlm"]
     table = (tmp_path / "table.csv").read_text().splitlines()
-    assert table[0].startswith("version,seed,params,steps,train_loss,val_loss") and len(table) == 3
+    assert table[0] == ("version,seed,params,steps,train_loss,val_loss,loop_s,process_s,"
+                        "tokens_per_s") and len(table) == 5
+    v8 = load("v8_bert_mlm")
+    params = sum(p.numel() for p in v8.LanguageModel(
+        len(set(tiny_corpus.read_text())) + 1,
+        **{k: getattr(v8, k) for k in v8.MODEL_ARGS}).parameters())  # tied weights once
+    assert table[3].split(",")[:4] == ["v8_bert_mlm", "1", str(params), "3"]
+    assert "val loss over seeds" in capsys.readouterr().out
+    assert (tmp_path / "v1_bigram_seed2" / "ckpt.pt").is_file()
 
 
-def test_bench_with_several_seeds_prints_their_spread(tiny_corpus, tmp_path, capsys):
-    import csv
-
-    extra = [a for a in tiny_args(tiny_corpus, tmp_path)[4:] if a not in ("--sample-chars", "20")]
-    argv = ["--data", str(tiny_corpus), "--out", str(tmp_path),
-            "--csv", str(tmp_path / "table.csv"),
-            "--versions", "v4_multihead", "--seed", "1", "2", "--", *extra]
-    assert load_tool("bench").main(argv) == 0
-    out = capsys.readouterr().out
-    with open(tmp_path / "table.csv", newline="") as f:
-        vals = {int(r["seed"]): float(r["val_loss"]) for r in csv.DictReader(f)}
-    assert set(vals) == {1, 2} and vals[1] != vals[2]  # different seeds, different runs
-    assert (tmp_path / "v4_multihead_seed1" / "metrics.csv").is_file()
-    spread = out.split("val loss over seeds")[1].splitlines()[3].split()
-    assert spread[:2] == ["v4_multihead", "2"]
-    assert [float(x) for x in spread[2:5]] == [round(min(vals.values()), 4),
-                                               round(sum(vals.values()) / 2, 4),
-                                               round(max(vals.values()), 4)]
-
-
-def test_plot_losses_reference_adds_the_committed_curve_of_the_run_s_data(tmp_path, capsys):
-    plays = write_metrics(tmp_path / "v6_block", [(0, 4.3, 4.3, 0.0), (5000, 1.7, 1.7, 50.0)])
-    write_checkpoint(plays, "v6_block")
-    mine = write_metrics(tmp_path / "my_run", [(0, 4.3, 4.3, 0.0), (5000, 2.3, 2.3, 14.0)])
-    # the data's sha256 decides, not its file name: this one is tiny shakespeare
-    write_checkpoint(mine, "v4_multihead", data_sha256=TINY_SHAKESPEARE_SHA256)
-    tool = load_tool("plot_losses")
-    label, steps, _, val = tool.reference_for(plays)
-    expected = tool.read_metrics(ROOT / "reference" / "tinyplays" / "v6_block.csv")
-    assert label == "v6_block reference (tinyplays)" and (steps, val) == (expected[1], expected[3])
-    label, steps, _, val = tool.reference_for(mine)
-    assert (label == "v4_multihead reference (tinyshakespeare)"
-            and steps[-1] == 5000 and val[-1] < 2.3)
-    out = tmp_path / "check.png"
-    assert tool.main([str(plays), str(mine), "--reference", "-o", str(out)]) == 0 and out.is_file()
-    assert "4 runs" in capsys.readouterr().out
-    # a metrics.csv in a run folder counts as its run; two runs of one reference draw it once
-    assert tool.main([str(plays / "metrics.csv"), str(plays), "--reference", "-o", str(out)]) == 0
-    assert "3 runs" in capsys.readouterr().out
-
-
-def test_plot_losses_reference_reads_what_a_real_run_recorded(run, tiny_corpus, tmp_path, capsys):
-    """train.py's own checkpoint: on tinyplays.txt the reference is tinyplays'; on another text,
-    even one cut from tinyplays.txt, there is none."""
-    tool = load_tool("plot_losses")
-    plays, other = tmp_path / "plays", tmp_path / "other"
-    assert run("v1_bigram", tiny_args(TINYPLAYS, plays))[0] == 0
-    assert run("v1_bigram", tiny_args(tiny_corpus, other))[0] == 0
-    assert tool.reference_for(plays)[0] == "v1_bigram reference (tinyplays)"
-    assert tool.main([str(other), "--reference", "-o", str(tmp_path / "x.png")]) == 2
-    err = capsys.readouterr().err
-    assert f"no reference run for the data of {other}, {tiny_corpus} (sha256 " in err
-
-
-@pytest.mark.parametrize("checkpoint,fragments", [
-    (lambda d: write_checkpoint(d, "v6_block", data=d.parent / "text.txt"),
-     ["no reference run for the data of", "text.txt (sha256 ", "leave out --reference"]),
-    (lambda d: write_checkpoint(d, "v6_block", data=None), ["data its checkpoint does not record"]),
-    (lambda d: write_checkpoint(d, "v6_block", data_sha256="f" * 64), ["(sha256 ffff"]),
-    (lambda d: None, ["no checkpoint at"]),
+@pytest.mark.parametrize("extra,fragment", [
+    (["--seed", "3"], "--seed after -- is this tool's own"),
+    (["--out=x"], "--out after -- is this tool's own"),
+    (["--generate"], "would only sample"),
+    (["--se", "3"], "v4_multihead: unrecognized arguments: --se 3"),
+    (["--max-iters", "0"], "v4_multihead: argument --max-iters: 0 is not from 1"),
+    (["--n-embd", "30", "--n-head", "4"], "v4_multihead: n_embd (30) must be a multiple"),
+    (["--help"], "the flags after -- stop v4_multihead before it trains"),
 ])
-def test_plot_losses_reference_needs_a_run_on_known_data(checkpoint, fragments, tmp_path, capsys):
-    (tmp_path / "text.txt").write_text("Some other text.\n" * 100)
-    run = write_metrics(tmp_path / "v6_block", [(0, 4.3, 4.3, 0.0), (5000, 1.7, 1.7, 50.0)])
-    checkpoint(run)
-    out = tmp_path / "check.png"
-    assert load_tool("plot_losses").main([str(run), "--reference", "-o", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and err.count("\n") == 1
-    assert all(fragment in err for fragment in fragments), err
-    assert not out.exists()
+def test_ladder_refuses_bad_flags_before_any_run(extra, fragment, ladder, tmp_path, capsys):
+    tool, started = ladder
+    code = tool.main(["--versions", "v4_multihead", "v1_bigram", "--out", str(tmp_path), "--data",
+                      str(TINYPLAYS), "--",
+                      *extra])
+    assert_one_line_error((code, "", capsys.readouterr().err), fragment)
+    assert started == [] and list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("script", ["tools/bench.py", "tools/bench_bert.py", "tools/plot_losses.py",
-                                    "tools/make_figures.py", "tools/fill_accuracy.py",
-                                    "tools/load_bert.py", "data/prepare.py"])
-def test_tools_refuse_unknown_flags_in_one_line(script):
-    proc = subprocess.run([sys.executable, str(ROOT / script), "--no-such-flag"],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2 and proc.stdout == ""
-    assert (proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
-            and "--help" in proc.stderr)
+def test_ladder_ctrl_c_is_one_line_saying_what_it_left(ladder, monkeypatch, tmp_path, capsys):
+    tool, _ = ladder
+    finish = tool.train_all
+    monkeypatch.setattr(tool, "train_all", lambda runs, *a: (
+        finish(runs) if runs[0][0] == "v1_bigram" else (_ for _ in ()).throw(KeyboardInterrupt)))
+    argv = ["--versions", "v1_bigram", "v4_multihead", "--out", str(tmp_path), "--data",
+            str(TINYPLAYS), "--csv", str(tmp_path / "t.csv"), "--", *TINY]
+    assert tool.main(argv) == 130
+    assert capsys.readouterr().err == (
+        f"interrupted: 1 of 2 runs finished; v4_multihead seed 1337 was stopped and saved what "
+        f"it trained in {tmp_path / 'v4_multihead'}; --csv not written\n")
+    assert not (tmp_path / "t.csv").exists()
+
+
+def test_ladder_a_failed_run_is_one_line(tiny_corpus, tmp_path, capsys, monkeypatch):
+    tool = load_tool("ladder")
+    fails = stand_in(tmp_path, "fails.py", "sys.exit('error: the loss became nan at step 3')")
+    monkeypatch.setattr(tool, "train_all", lambda runs, *a: common.train_all(
+        [(runs[0][0], fails, *runs[0][2:])]))
+    code = tool.main(["--versions", "v1_bigram", "--out", str(tmp_path / "runs"), "--data",
+                      str(tiny_corpus)])
+    assert_one_line_error((code, "", capsys.readouterr().err),
+                          "v1_bigram failed (error: the loss became nan at step 3)",
+                          "run it alone to see why")
+
+
+def test_a_real_train_py_run_by_the_runner(tiny_corpus, tmp_path):
+    """The one test that starts a real train.py as a process."""
+    out = tmp_path / "run"
+    rows = common.train_all([("v1", ROOT / "v1_bigram" / "train.py", out,
+                              ["--data", tiny_corpus, *TINY])])[0]
+    assert rows[-1]["step"] == "3" and sorted(p.name for p in out.iterdir()) == [
+        "ckpt.pt", "metrics.csv", "sample.txt"]
