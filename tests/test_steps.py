@@ -3,14 +3,16 @@ gives its rung's train.py byte for byte; each step holds one idea within its bud
 lines; every intermediate is a working program (it trains, writes its run and generates or fills
 in) and, before attention goes both ways, is causal; a patch whose context does not match the
 file is refused, never applied with fuzz."""
+import csv
 import inspect
+import shutil
 
 import pytest
 import torch
 
-from conftest import ROOT, VERSIONS, load_tool, tiny_args
+from conftest import ROOT, VERSIONS, call_main, import_path, load_tool
 from test_bad_input import assert_one_line_error
-from versions import import_path
+from test_tools import TINY
 
 steps = load_tool("steps")
 STEPPED = [v for v in VERSIONS[1:] if steps.step_patches(v)]  # the rungs cut into steps
@@ -46,8 +48,9 @@ def intermediates(tmp_path_factory):
     modules = {}
     for version in STEPPED:
         out = tmp_path_factory.mktemp(version)
-        for i, (name, path, _) in enumerate(steps.write_steps(version, out)):
-            modules[version, i] = import_path(path, f"{version}_step_{name}")
+        steps.write_steps(steps.chain(version), out)
+        for i, (name, _, _) in enumerate(steps.chain(version)):
+            modules[version, i] = import_path(out / name / "train.py", f"{version}_step_{name}")
     return modules
 
 
@@ -56,17 +59,17 @@ def test_every_intermediate_trains_writes_its_run_and_generates(version, index, 
                                                                 tiny_corpus, tmp_path, capsys):
     module = intermediates[version, index]
     out = tmp_path / "run"
-    argv = tiny_args(tiny_corpus, out, "--max-iters", 20)
-    assert module.main([str(a) for a in argv]) == 0, capsys.readouterr().err
-    assert sorted(p.name for p in out.iterdir()) == sorted(module.RUN_FILES)
+    argv = ["--data", tiny_corpus, "--out", out, "--device", "cpu", *TINY]
+    assert call_main(module, argv) == 0, capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["ckpt.pt", "metrics.csv", "sample.txt"]
     # a causal step continues a prompt; a step that sees both ways fills in a val passage
     writes = hasattr(module.LanguageModel, "generate")
     prompt = ["--prompt", "The "] if writes else []
     capsys.readouterr()
-    code = module.main(["--generate", "--out", str(out), "--sample-chars", "20", "--device", "cpu",
-                        "--data", str(tiny_corpus), *prompt])
-    printed = capsys.readouterr().out
-    assert code == 0 and printed.startswith("The " if writes else "original:\n"), printed
+    code = call_main(module, ["--generate", "--out", out, "--sample-chars", "20", "--device",
+                              "cpu", "--data", tiny_corpus, *prompt])
+    printed, err = capsys.readouterr()
+    assert code == 0 and printed.startswith("The " if writes else ""), err
 
 
 def small(module):
@@ -123,61 +126,141 @@ def test_a_patch_whose_lines_do_not_match_is_refused(text, fragment):
     assert fragment in str(e.value)
 
 
-def test_the_tool_writes_every_step_and_refuses_bad_input(tmp_path, capsys):
-    assert steps.main(["v4_multihead", "--out", str(tmp_path)]) == 0
-    written = sorted(p.parent.name for p in tmp_path.glob("*/train.py"))
-    assert written[0] == "00-v1_bigram" and len(written) == len(steps.chain("v4_multihead"))
-    assert (tmp_path / written[-1] / "train.py").read_bytes() == (
+def tree(folder):
+    """{relative path: bytes} of every file under folder: its whole state."""
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def written(tmp_path):
+    """v4's steps as the tool writes them, with an earlier training in trained/."""
+    out = tmp_path / "steps"
+    assert steps.main(["v4_multihead", "--out", str(out)]) == 0
+    (out / "trained").mkdir()
+    (out / "trained" / "steps.csv").write_text("an earlier training\n")
+    return out
+
+
+def test_the_tool_writes_every_step(written):
+    names = [name for name, _, _ in steps.chain("v4_multihead")]
+    assert sorted(p.parent.name for p in written.glob("*/train.py")) == names
+    assert (written / names[-1] / "train.py").read_bytes() == (
         ROOT / "v4_multihead" / "train.py").read_bytes()
-    for argv, fragment in [(["v1_bigram"], "no rung 'v1_bigram' with a rung before it"),
-                           (["v9"], "no rung 'v9'"),
-                           (["v4_multihead", "--seed", "1", "1"], "give different seeds"),
-                           (["v4_multihead", "--jobs", "0"], "--jobs must be from 1 to"),
-                           (["v4_multihead", "--first", "5"], "give 0 <= first <= last <= 4"),
-                           (["v4_multihead", "--first", "3", "--last", "2"], "--first 3 --last 2")]:
-        capsys.readouterr()
-        code = steps.main(argv + ["--out", str(tmp_path / "x")])
-        assert_one_line_error((code, "", capsys.readouterr().err), fragment)
 
 
 @pytest.mark.parametrize("argv,fragment", [
-    (["v6_block", "--", "--n-layer", "8"],
+    (["v1_bigram"], "no rung 'v1_bigram' with a rung before it"),
+    (["v9"], "no rung 'v9'"),
+    (["v4_multihead", "--seed", "1", "1"], "give different seeds"),
+    (["v4_multihead", "--seed", "-1"], "argument --seed: -1 is not from 0"),
+    (["v4_multihead", "--jobs", "0"], "--jobs must be from 1 to"),
+    (["v4_multihead", "--first", "5"], "--first 5 --last 4: v4_multihead's steps are 0 to 4"),
+    (["v4_multihead", "--first", "3", "--last", "2"], "--first 3 --last 2"),
+    (["v4_multihead", "--train", "--", "--seed", "3"], "--seed after -- is this tool's own"),
+    (["v4_multihead", "--train", "--", "--generate"], "would only sample"),
+    (["v4_multihead", "--train", "--", "--help"], "stop step 00-v1_bigram before it trains"),
+    (["v4_multihead", "--train", "--data", "missing.txt"], "--data missing.txt is not a file"),
+    (["v4_multihead", "--train", "--last", "3", "--", "--n-embd", "30", "--n-head", "4"],
+     "step 03-one-head: unrecognized arguments: --n-head 4"),  # no step up to 03 has heads
+    (["v6_block", "--train", "--first", "0", "--", "--n-layer", "8"],
      "step 00-v5_ffn: unrecognized arguments: --n-layer 8"),  # v5 has one layer
-    (["v6_block", "--first", "1", "--", "--n-layer", "0"], "step 01-blocks: --n-layer must be"),
-    (["v8_bert_mlm", "--", "--lr", "-1"], "step 00-v7_bert_layer: --lr must be from"),
-    (["v4_multihead", "--", "--seed", "3"], "--seed after -- overrides this tool's own"),
-    (["v4_multihead", "--", "--se", "3"], "pass --seed N [N ...] before the --"),
-    (["v4_multihead", "--", "--generate"], "this tool trains"),
-    (["v4_multihead", "--", "--help"], "stop 00-v1_bigram/train.py before it trains"),
+    (["v6_block", "--train", "--", "--n-layer", "0"], "step 01-blocks: argument --n-layer: 0 is"),
+    (["v8_bert_mlm", "--train", "--", "--lr=-1"], "step 00-v7_bert_layer: argument --lr: -1"),
 ])
-def test_train_refuses_flags_after_dashes_before_any_run(argv, fragment, tmp_path, capsys,
-                                                         monkeypatch):
-    calls = []
-    monkeypatch.setattr(steps, "run_script", lambda *a: calls.append(a))
-    code = steps.main(argv[:1] + ["--train", "--out", str(tmp_path)] + argv[1:])
+def test_a_refused_command_touches_nothing(argv, fragment, written, monkeypatch, capsys):
+    """Every input is checked before the first file is written: the edit stays, as it was."""
+    edited = written / "02-averaging-the-past" / "train.py"
+    edited.write_text(edited.read_text() + "# my note\n")
+    before = tree(written.parent)
+    monkeypatch.setattr(steps, "train_all", lambda *a: pytest.fail("a run started"))
+    code = steps.main([*argv[:1], "--out", str(written), *argv[1:]])
     assert_one_line_error((code, "", capsys.readouterr().err), fragment)
-    assert calls == [] and not (tmp_path / "steps.csv").exists()
+    assert tree(written.parent) == before
 
 
-def test_train_tabulates_and_plots_every_step(tmp_path, tiny_corpus, capsys):
-    argv = ["v4_multihead", "--train", "--seed", "1", "2", "--jobs", "2", "--out", str(tmp_path),
-            "--data",
-            str(tiny_corpus), "--", "--max-iters", "20", "--eval-interval", "10",
-            "--eval-iters", "2", "--batch-size", "4", "--sample-chars", "5"]
+def test_an_edited_step_is_kept_unless_forced(written, capsys):
+    edited = written / "02-averaging-the-past" / "train.py"
+    edited.write_text(edited.read_text() + "# my note\n")
+    before = tree(written)
+    code = steps.main(["v4_multihead", "--out", str(written)])
+    assert_one_line_error((code, "", capsys.readouterr().err),
+                          f"{edited} differs from step 02-averaging-the-past", "--force")
+    assert tree(written) == before
+    assert steps.main(["v4_multihead", "--out", str(written), "--force"]) == 0
+    assert "# my note" not in edited.read_text()
+
+
+def test_an_unreadable_patch_or_an_unwritable_folder_is_one_line(tmp_path, monkeypatch, capsys):
+    fake = tmp_path / "repo"
+    for version in ("v1_bigram", "v4_multihead"):
+        shutil.copytree(ROOT / version, fake / version, ignore=shutil.ignore_patterns("*.md"))
+    (fake / "v4_multihead" / "steps" / "02-averaging-the-past.diff").write_bytes(b"\xff\xfe")
+    monkeypatch.setattr(steps, "ROOT", fake)
+    code = steps.main(["v4_multihead", "--out", str(tmp_path / "out")])
+    assert_one_line_error((code, "", capsys.readouterr().err), "cannot read",
+                          "02-averaging-the-past.diff (UnicodeDecodeError)")
+    monkeypatch.undo()
+    (tmp_path / "a_file").write_text("x")
+    code = steps.main(["v4_multihead", "--out", str(tmp_path / "a_file" / "steps")])
+    assert_one_line_error((code, "", capsys.readouterr().err), "cannot write")
+    assert not (tmp_path / "out").exists() and (tmp_path / "a_file").read_text() == "x"
+
+
+def test_train_starts_at_the_first_step_that_knows_the_flags(tmp_path, monkeypatch, capsys):
+    """The v6 doc's command: v5, step 00, has no --n-layer."""
+    trained = []
+    monkeypatch.setattr(steps, "train", lambda s, out, args: trained.extend(n for n, _, _ in s) or [])
+    argv = ["v6_block", "--train", "--out", str(tmp_path), "--data", str(ROOT / "data" /
+            "tinyplays.txt"), "--", "--n-layer", "8"]
+    assert steps.main(argv) == 0 and trained[0] == "01-blocks"
+    assert "training from step 01-blocks" in capsys.readouterr().out
+
+
+def in_process(runs, jobs=1, done=None):
+    """common.train_all's stand-in: each step's train.py trained in this process."""
+    rows = []
+    for name, script, out, flags in runs:
+        assert call_main(import_path(script, "a_step"), ["--out", out, *flags]) == 0
+        with open(out / "metrics.csv", newline="") as f:
+            rows.append(list(csv.DictReader(f)))
+    return rows
+
+
+def test_train_tabulates_plots_and_moves_in_a_whole_training(written, tiny_corpus, monkeypatch,
+                                                              capsys):
+    monkeypatch.setattr(steps, "train_all", in_process)
+    argv = ["v4_multihead", "--train", "--seed", "1", "2", "--out", str(written), "--data",
+            str(tiny_corpus), "--", *TINY]
     assert steps.main(argv) == 0, capsys.readouterr().err
-    import csv
-    with open(tmp_path / "steps.csv", newline="") as f:
+    with open(written / "trained" / "steps.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    names = [name for name, _, _ in steps.chain("v4_multihead")]
-    assert [r["step"] for r in rows] == names
+    assert [r["step"] for r in rows] == [name for name, _, _ in steps.chain("v4_multihead")]
     for row in rows:
         each = sorted(float(v) for v in row["val_each"].split())
         assert row["seeds"] == "2" and len(each) == 2
         assert [float(row["val_min"]), float(row["val_max"])] == pytest.approx(each, abs=5e-5)
-        assert float(row["val_min"]) <= float(row["val_mean"]) <= float(row["val_max"])
     assert len({r["params"] for r in rows[3:]}) == 1, "one head and four: the same parameters"
-    assert (tmp_path / "steps.png").stat().st_size > 0
-    assert "04-multi-head" in capsys.readouterr().out
+    assert (written / "trained" / "steps.png").stat().st_size > 0
+    assert (written / "trained" / "04-multi-head" / "seed2" / "ckpt.pt").is_file()
+    assert not (written / ".trained.partial").exists()
+
+
+@pytest.mark.parametrize("stop,code", [(steps.UserError("02 seed 1 failed (error: x)"), 2),
+                                       (KeyboardInterrupt(), 130)])
+def test_a_failed_or_stopped_training_leaves_the_last_whole_one(stop, code, written, tiny_corpus,
+                                                                monkeypatch, capsys):
+    def fails(runs, jobs=1, done=None):
+        in_process(runs[:1])  # one run finished, then
+        raise stop
+
+    monkeypatch.setattr(steps, "train_all", fails)
+    before = tree(written / "trained")
+    argv = ["v4_multihead", "--train", "--seed", "1", "--out", str(written), "--data",
+            str(tiny_corpus), "--", *TINY]
+    assert steps.main(argv) == code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{written / 'trained'} is as it was" in err
+    assert tree(written / "trained") == before and not (written / ".trained.partial").exists()
 
 
 # ---------------------------------------------------------------- steps that change no number
@@ -248,12 +331,3 @@ def test_v6_weights_mapped_into_hf_names_give_the_same_logits(intermediates):
                                   num_attention_heads=3, intermediate_size=48)).state_dict()
     ours = {k for k in mapped if not re.search(r"tril|^ln_f\.|^lm_head\.", k)}
     assert ours <= set(theirs), sorted(ours - set(theirs))
-
-
-def test_a_step_that_fails_is_one_line_naming_it(tmp_path, capsys):
-    short = tmp_path / "short.txt"  # a file, so the flags pass; too short, so the run fails
-    short.write_text("ab")
-    code = steps.main(["v4_multihead", "--train", "--seed", "1", "--last", "0", "--out",
-                       str(tmp_path / "steps"), "--data", str(short)])
-    assert_one_line_error((code, "", capsys.readouterr().err),
-                          "00-v1_bigram seed 1 failed (error: ", "too short", "run it alone")

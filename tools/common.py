@@ -174,7 +174,8 @@ def aside(path):
         raise UserError(f"cannot write {path} ({e.strerror or e}): it is as it was; free some "
                         "space or choose another path") from None
     finally:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # moved in, or never made
+            tmp.unlink()
 
 
 def write_text(path, text):
@@ -279,5 +280,6 @@ def replace_folder(new, old):
 
 def check_jobs(jobs):
     """--jobs: from 1 to this machine's cores, since each run uses one thread."""
-    if not 1 <= jobs <= (cores := os.cpu_count() or 1):
+    cores = os.cpu_count() or 1
+    if not 1 <= jobs <= cores:
         raise UserError(f"--jobs must be from 1 to {cores} (this machine's CPU cores), got {jobs}")
