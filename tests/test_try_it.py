@@ -2,7 +2,7 @@
 
 In README.md and README.zh-CN.md of each version, each experiment is marked by a line
 `<!-- try: FLAGS -->`; the text after it, up to the next marker or heading, gives the command
-`python VERSION/train.py FLAGS` and the figures to expect. tools/try_it.py ran the defaults and
+`python VERSION/train.py FLAGS` and the figures to expect. tools/maintainers/try_it.py ran the defaults and
 each marked experiment at one seed and wrote reference/try_it/VERSION.csv. Here: both languages
 mark the same experiments in the same order, the table holds exactly them, and every figure the
 text quotes (4-decimal losses, v8's 1-decimal percentages) is one of the run's, the defaults'
@@ -10,13 +10,16 @@ or the version's ten-seed min / mean / max.
 """
 import csv
 import re
+from pathlib import Path
+
+import torch
 
 import pytest
 
-from conftest import ROOT, VERSIONS, load_tool, reference_results
+from conftest import ROOT, VERSIONS, import_path, reference_results
 from test_docs import spread
 
-try_it = load_tool("try_it")
+try_it = import_path(ROOT / "tools" / "maintainers" / "try_it.py", "try_it")
 DOCS = [(v, name) for v in VERSIONS for name in ("README.md", "README.zh-CN.md")]
 LOSS = re.compile(r"(?<![\d.])\d\.\d{4}(?!\d)")
 PERCENT = re.compile(r"(?<![\d.])\d{1,3}\.\d%")
@@ -63,7 +66,7 @@ def test_try_it_figures_are_measured(version, name):
     rows = measured(version)
     assert list(rows) == ["", *try_it.experiments(version)], (
         f"reference/try_it/{version}.csv is not the doc's experiments: "
-        f"run python tools/try_it.py {version}")
+        f"run python tools/maintainers/try_it.py {version}")
     allowed = figures(rows[""]) | sweep(version)
     for flags, passage in found:
         command = f"python {version}/train.py {flags}"
@@ -106,19 +109,37 @@ def test_folder_names_are_the_flags():
 
 
 @pytest.mark.parametrize("argv,fragment", [
-    (["v9_gpt"], "no version 'v9_gpt'"),
+    (["v9_gpt"], "argument version: invalid choice: 'v9_gpt'"),
     (["v4_multihead", "--jobs", "0"], "--jobs must be from 1"),
-    (["v4_multihead", "--seed", "-3"], "--seed must be 0 or more"),
+    (["v4_multihead", "--seed", "-3"], "v4_multihead (defaults): argument --seed: -3 is not from"),
     (["v4_multihead", "--csv", "README.md/x.csv"], "which is a file, not a folder"),
     (["v4_multihead", "--csv", "reference"], "exists and is not a regular file"),
 ])
 def test_try_it_refuses_bad_input_before_any_run(argv, fragment, monkeypatch, capsys):
-    started = []
-    monkeypatch.setattr(try_it, "run_script", lambda *a: started.append(a))
+    monkeypatch.setattr(try_it, "train_all", lambda *a: pytest.fail("a run started"))
     assert try_it.main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and fragment in err and err.count("\n") == 1, err
-    assert not started
+
+
+def test_try_it_writes_into_reference_only_when_asked(monkeypatch, tmp_path, capsys):
+    """Its table goes to runs/try_it/VERSION.csv unless --csv names the committed one."""
+    def runs(jobs, n):
+        rows = [{"step": "3", "train_loss": "2.5", "val_loss": "2.6"}]
+        for _, _, out, _ in jobs:
+            out.mkdir(parents=True, exist_ok=True)
+        return [rows] * len(jobs)
+
+    monkeypatch.setattr(try_it, "train_all", runs)
+    monkeypatch.setattr(try_it, "load_run", lambda folder, version: (None, torch.nn.Linear(2, 3)))
+    monkeypatch.chdir(tmp_path)
+    committed = (ROOT / "reference" / "try_it" / "v4_multihead.csv").read_bytes()
+    assert try_it.main(["v4_multihead"]) == 0
+    table = (tmp_path / "runs" / "try_it" / "v4_multihead.csv").read_text().splitlines()
+    assert table[1] == "v4_multihead,,1337,9,3,2.5,2.6" and len(table) == 2 + len(
+        try_it.experiments("v4_multihead"))
+    assert (ROOT / "reference" / "try_it" / "v4_multihead.csv").read_bytes() == committed
+    assert try_it.main(["v4_multihead", "--csv", "mine.csv"]) == 0 and Path("mine.csv").is_file()
 
 
 @pytest.mark.parametrize("name", ["README.md", "README.zh-CN.md"])
