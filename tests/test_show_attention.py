@@ -6,7 +6,7 @@ import subprocess
 import pytest
 import torch
 
-from conftest import ATTENTION_VERSIONS, ROOT, load, load_tool, randomize
+from conftest import ATTENTION_VERSIONS, ROOT, import_path, load, load_tool, randomize
 from test_bad_input import assert_one_line_error
 from test_tools import write_checkpoint
 
@@ -17,17 +17,18 @@ SIZES = {"block_size": 7, "n_embd": 12, "n_head": 3, "n_layer": 2, "intermediate
 PROMPTS = {version: "MARGERY" for version in ATTENTION_VERSIONS} | {"v8_bert_mlm": "MA_G_RY"}
 
 
-def tiny_run(folder, version):
+def tiny_run(folder, version, **sizes):
     """folder/ckpt.pt of version at SIZES with random weights, drawn large enough that the heads
     do not all spread their weight evenly."""
     module = load(version)
     torch.manual_seed(0)
-    model_args = {name: SIZES.get(name, getattr(module, name)) for name in module.MODEL_ARGS}
+    hp = {name: {**SIZES, **sizes}.get(name, getattr(module, name))
+          for name in module.HYPERPARAMETERS}
     chars = "_" + CHARS if version == "v8_bert_mlm" else CHARS
-    model = randomize(module.LanguageModel(len(chars), **model_args))
+    model = randomize(module.LanguageModel(len(chars), **{k: hp[k] for k in module.MODEL_ARGS}))
     folder.mkdir(parents=True, exist_ok=True)
-    torch.save({"version": version, "step": 0, "chars": chars, "model_args": model_args,
-                "state_dict": model.state_dict()}, folder / "ckpt.pt")
+    torch.save({"version": version, "step": 0, "chars": chars, "hyperparameters": hp,
+                "data_sha256": "0" * 64, "state_dict": model.state_dict()}, folder / "ckpt.pt")
     return folder
 
 
@@ -81,7 +82,7 @@ def test_the_weights_are_each_rows_probabilities_causal_up_to_v7(version, runs):
     _, model, ckpt = tool.load_run(runs[version])
     idx = torch.tensor([[ckpt["chars"].index(c) for c in PROMPTS[version]]] * 2)  # (2, 7)
     wei = tool.weights(model, idx)  # (n_layer, B, nh, T, T)
-    n_layer = SIZES["n_layer"] if "n_layer" in ckpt["model_args"] else 1
+    n_layer = SIZES["n_layer"] if "n_layer" in load(version).MODEL_ARGS else 1
     assert wei.shape == (n_layer, 2, 3, 7, 7)
     assert torch.allclose(wei.sum(-1), torch.ones(wei.shape[:-1]), atol=1e-6)
     above = wei.triu(1)  # each query's weight on the keys after it
@@ -126,7 +127,7 @@ def test_the_weights_applied_to_the_values_give_the_modules_own_output(version, 
 
 
 def test_make_figures_draws_v7s_attention_with_this_tool(runs, tmp_path, monkeypatch):
-    figures = load_tool("make_figures")
+    figures = import_path(ROOT / "tools" / "maintainers" / "make_figures.py", "make_figures")
     drawn = []
     monkeypatch.setattr(figures.show_attention, "draw", lambda wei, *rest, **kw: drawn.append(wei))
     _, model, ckpt = figures.load_run(runs["v7_bert_layer"])
@@ -156,6 +157,7 @@ def under_a_file(tmp_path):
     ("v4_multihead", "MAZE", None, ["characters the model", "never saw: 'Z'"]),
     ("v7_bert_layer", "MA_", None, ["never saw: '_'"]),  # the mask token is v8's alone
     ("v8_bert_mlm", "MARGERY!", None, ["8 characters, more than the block_size (7)"]),
+    ("long", "MA" * 33, None, ["66 characters, more than the block_size (100)", "at most 64"]),
     ("v6_block", "", None, ["--prompt is empty"]),
     (lambda tmp_path: tmp_path / "missing", "MA", None, ["no checkpoint at"]),
     (lambda tmp_path: empty_checkpoint(tmp_path), "MA", None, ["cannot read", "ckpt.pt"]),
@@ -164,6 +166,8 @@ def under_a_file(tmp_path):
 ])
 def test_bad_input_is_one_line_and_writes_nothing(make_run, prompt, make_output, fragments,
                                                  runs, tmp_path, call):
+    if make_run == "long":  # the figure stays readable, and its size bounded
+        runs = {"long": tiny_run(tmp_path / "long", "v4_multihead", block_size=100)}
     run = runs[make_run] if isinstance(make_run, str) else make_run(tmp_path)
     output = make_output(tmp_path) if make_output else tmp_path / "x.png"
     before = sorted(tmp_path.rglob("*"))
@@ -171,3 +175,19 @@ def test_bad_input_is_one_line_and_writes_nothing(make_run, prompt, make_output,
     assert_one_line_error(result, *fragments)
     assert result[1] == ""
     assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_a_full_disk_leaves_the_old_picture(runs, tmp_path, call, monkeypatch):
+    from matplotlib.figure import Figure
+
+    output = tmp_path / "x.png"
+    output.write_bytes(b"the old picture")
+
+    def half_then_full(self, path, **kwargs):
+        open(path, "wb").write(b"\x89PNG half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Figure, "savefig", half_then_full)
+    result = call(runs["v4_multihead"], "--prompt", "MA", "-o", output)
+    assert_one_line_error(result, f"cannot write {output} (No space left on device)")
+    assert output.read_bytes() == b"the old picture" and len(list(tmp_path.iterdir())) == 1

@@ -28,7 +28,7 @@ import torch
 from torch.nn import functional as F
 
 from common import (ROOT, VERSIONS, ArgumentParser, UserError, aside, check_output, command,
-                    pyplot)
+                    load_run, pyplot)
 
 MAX_CHARS = 64  # a longer prompt's squares would be too small to read, the figure too large
 # the attention module of each rung, by class name: v4 to v6's, then HF's (v7, v8)
