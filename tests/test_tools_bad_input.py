@@ -1,24 +1,21 @@
 """Bad input to the tools: one line on stderr, `error: what was wrong: what to do`, exit status 2,
-before any work; Ctrl-C one line and 130; never a traceback. The shared idiom is tools/cli.py."""
-import io
+before any work; never a traceback. The shared idiom is tools/common.py (tests/test_tools.py)."""
 import os
-import re
 import subprocess
 import sys
 
 import pytest
 import torch
 
-from conftest import ROOT, VERSIONS, load_tool
+from conftest import ROOT, import_path, load_tool
 from test_bad_input import assert_one_line_error
 from test_tools import write_checkpoint, write_metrics
 
-import cli
-import versions
-
-# every script with a command line: the tools (not their shared modules) and data/prepare.py
-SCRIPTS = [f"tools/{p.name}" for p in sorted((ROOT / "tools").glob("*.py"))
-           if "\ndef main(" in p.read_text()] + ["data/prepare.py"]
+MAINTAINERS = ROOT / "tools" / "maintainers"
+# every script with a command line: the tools, the maintainers' scripts and data/prepare.py
+SCRIPTS = sorted([*(ROOT / "tools").glob("*.py"), *MAINTAINERS.glob("*.py"),
+                  ROOT / "data" / "prepare.py"])
+SCRIPTS = [p for p in SCRIPTS if "\ndef main(" in p.read_text()]
 
 
 def script(path, *argv, env=None):
@@ -28,110 +25,36 @@ def script(path, *argv, env=None):
     return proc.returncode, proc.stdout, proc.stderr
 
 
+def tool(name):
+    """tools/<name>.py, or tools/maintainers/<name>.py."""
+    path = MAINTAINERS / f"{name}.py"
+    return import_path(path, name) if path.is_file() else load_tool(name)
+
+
 @pytest.fixture
 def call(capsys):
-    """call(tool, *argv) -> (exit code, stdout, stderr) of tools/<tool>.py's main()."""
+    """call(tool, *argv) -> (exit code, stdout, stderr) of the tool's main()."""
 
     def _call(name, *argv):
-        code = load_tool(name).main([str(a) for a in argv])
+        code = tool(name).main([str(a) for a in argv])
         captured = capsys.readouterr()
         return code, captured.out, captured.err
 
     return _call
 
 
-# ---------------------------------------------------------------- the shared idiom, once
-def test_the_ladder_and_the_checksum_are_written_once():
-    on_disk = sorted(p.parent.name for p in ROOT.glob("v*/train.py"))
-    assert sorted(versions.VERSIONS) == on_disk and VERSIONS is versions.VERSIONS
-    assert load_tool("bench").VERSIONS is versions.VERSIONS
-    sources = [*ROOT.glob("tools/*.py"), ROOT / "data" / "prepare.py", *ROOT.glob("tests/*.py")]
-    holders = [p.name for p in sources if versions.TINY_SHAKESPEARE_SHA256 in p.read_text()]
-    assert holders == ["versions.py"]
-    for path in sources:  # one error idiom: no tool defines its own
-        assert not re.search(r"^class \w*(Error|Failure)\b", path.read_text(), re.M) or (
-            path.name == "cli.py"), path
-
-
-@pytest.mark.parametrize("raised,code,err", [
-    (cli.UserError("no file at x:\n  pass one"), 2, "error: no file at x: pass one\n"),
-    (KeyboardInterrupt(), 130, "interrupted\n"),
-    (KeyboardInterrupt("2 of 3 runs finished"), 130, "interrupted: 2 of 3 runs finished\n"),
-])
-def test_command_turns_bad_input_and_ctrl_c_into_one_line(raised, code, err, capsys):
-    @cli.command
-    def main(argv=None):
-        print("started")
-        raise raised
-
-    assert main([]) == code
-    assert capsys.readouterr() == ("started\n", err)
-
-
-def test_command_writes_what_an_ascii_terminal_cannot_encode_escaped(monkeypatch):
-    out = io.TextIOWrapper(io.BytesIO(), encoding="ascii")  # strict, as PYTHONIOENCODING=ascii
-    monkeypatch.setattr(sys, "stdout", out)
-
-    @cli.command
-    def main(argv=None):
-        print("caf\u00e9 \u2014 \u4e2d")
-        return 0
-
-    assert main([]) == 0
-    out.flush()
-    assert out.buffer.getvalue() == b"caf\\xe9 \\u2014 \\u4e2d\n"
-
-
-@pytest.mark.parametrize("argv,expected", [
-    (["--lr", "-1e-3"], ["--lr=-1e-3"]),
-    (["--lr", "-inf", "--n", "-5"], ["--lr=-inf", "--n=-5"]),
-    (["--lr", "-x"], ["--lr", "-x"]),  # a flag, not a number
-    (["-o", "-1e3"], ["-o", "-1e3"]),  # short flags are left alone: -o=x would mean "=x"
-    (["--lr=-1", "a"], ["--lr=-1", "a"]),
-    (["--", "--lr", "-1e-3"], ["--", "--lr", "-1e-3"]),  # after --: another program's flags
-])
-def test_negative_numbers_are_joined_to_their_flag(argv, expected):
-    assert cli.join_negative_values(argv) == expected
-
-
-@pytest.mark.parametrize("argv,expected", [
-    (["--ylim", "-1", "-2e-3", "a"], ["--ylim", " -1", " -2e-3", "a"]),
-    (["--yl", "-1", "2", "--lr", "-1"], ["--yl", " -1", "2", "--lr=-1"]),  # a prefix, as argparse
-    (["--ylim", "-x"], ["--ylim", "-x"]),
-])
-def test_negative_values_of_a_flag_that_takes_several_keep_their_places(argv, expected):
-    assert cli.join_negative_values(argv, several=["--ylim"]) == expected
-
-
-def test_the_parser_reads_a_negative_exponent_as_a_value_and_errors_in_one_line():
-    p = cli.ArgumentParser(ROOT / "tools" / "x.py", "A tool.\n\nMore.")
-    p.add_argument("--lr", type=float)
-    p.add_argument("--n", type=int)
-    assert p.parse_args(["--lr", "-1e-3"]).lr == -1e-3
-    assert p.description == "A tool." and p.prog == "python tools/x.py"
-    with pytest.raises(cli.UserError, match=r"^argument --n: invalid int value: '-1e3': "
-                                            r"see python tools/x.py --help$"):
-        p.parse_args(["--n", "-1e3"])
-
-
-@pytest.mark.parametrize("argv,message", [
-    (["data/prepare.py", "--timeout", "-1e-3"], "--timeout must be a number of seconds above 0"),
-    (["tools/bench.py", "--seed", "-1e3"], "argument --seed: invalid int value: '-1e3'"),
-    (["tools/bench_bert.py", "--warmup", "-2e1"], "argument --warmup: invalid int value: '-2e1'"),
-])
-def test_a_negative_number_gets_its_own_error_not_expected_one_argument(argv, message):
-    code, out, err = script(*argv)
-    assert_one_line_error((code, out, err), message, "error: ")
-    assert code == 2 and "expected one argument" not in err
-
-
-@pytest.mark.parametrize("path", SCRIPTS)
-def test_every_help_opens_with_a_whole_sentence(path):
-    code, out, err = script(path, "--help")
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
+def test_every_help_opens_with_a_whole_sentence_and_unknown_flags_are_one_line(path, capsys):
+    module = import_path(path, f"script_{path.stem}")
+    with pytest.raises(SystemExit) as e:
+        module.main(["--help"])
+    out = capsys.readouterr().out
     description = out.split("\n\n")[1]  # after the usage block
-    assert code == 0 and err == ""
-    assert out.startswith(f"usage: python {path} ")
+    assert e.value.code == 0 and out.startswith(f"usage: python {path.relative_to(ROOT)} ")
     assert description.rstrip().endswith("."), description
+    assert module.main(["--no-such-flag"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "--help" in err
 
 
 # ---------------------------------------------------------------- plot_losses.py
@@ -181,19 +104,28 @@ def saved(obj):
     return lambda folder: torch.save(obj, folder / "ckpt.pt")
 
 
+def crafted(folder):
+    """A checkpoint whose chars is a number, not the vocabulary."""
+    if not (folder / "ckpt.pt").is_file():
+        write_checkpoint(folder, "v7_bert_layer")
+    ckpt = torch.load(folder / "ckpt.pt", weights_only=True)
+    torch.save({**ckpt, "chars": 3}, folder / "ckpt.pt")
+
+
 BAD_CHECKPOINTS = [
     (corrupt(b""), "cannot"),
     (truncated, "cannot"),
     (corrupt(b"not a checkpoint at all\n"), "cannot"),
     (saved([1, 2, 3]), "cannot"),
     (saved({"chars": "ab"}), "cannot"),
+    (crafted, "cannot load"),  # its version's own load_checkpoint refuses it
     (lambda folder: (folder / "ckpt.pt").unlink(missing_ok=True) or (folder / "ckpt.pt").mkdir(),
      "no checkpoint at"),
 ]
 
 
 @pytest.mark.parametrize("damage,fragment", BAD_CHECKPOINTS + [
-    (saved({"version": "v9_future"}), "names the version 'v9_future'"),
+    (saved({"version": "v9_future"}), "holds a run of 'v9_future'"),
 ])
 def test_plot_losses_reference_refuses_a_corrupt_checkpoint(damage, fragment, tmp_path, call):
     run = write_metrics(tmp_path / "v6_block", [(0, 4.3, 4.3, 0.0), (5000, 1.7, 1.7, 50.0)])
@@ -312,7 +244,7 @@ def test_fill_accuracy_refuses_a_corrupt_checkpoint(damage, fragment, v7_and_v8,
 
 # ---------------------------------------------------------------- make_figures.py
 @pytest.mark.parametrize("damage,fragment", BAD_CHECKPOINTS + [
-    (lambda folder: write_checkpoint(folder, "v6_block"), "not v7_bert_layer"),
+    (lambda folder: write_checkpoint(folder, "v6_block"), "'v6_block', not v7_bert_layer"),
 ])
 def test_make_figures_refuses_a_corrupt_checkpoint(damage, fragment, tmp_path, call):
     (tmp_path / "run").mkdir()
@@ -336,7 +268,7 @@ def test_make_figures_draws_into_the_folder_it_is_given(tmp_path, call):
 
 
 def test_make_figures_by_default_writes_where_git_ignores_it_not_over_the_docs():
-    default = load_tool("make_figures").OUT
+    default = tool("make_figures").OUT
     assert not default.is_relative_to(ROOT / "docs")
     ignored = subprocess.run(["git", "check-ignore", "-q", str(default / "attention_v7.png")],
                              cwd=ROOT)
@@ -358,135 +290,13 @@ def test_make_figures_refuses_a_bad_path_before_drawing(argv, fragment, tmp_path
     assert_one_line_error(result, fragment)
 
 
-# ---------------------------------------------------------------- bench.py
-@pytest.fixture
-def bench(monkeypatch):
-    """tools/bench.py with its runs replaced by a stand-in that records them."""
-    tool, calls = load_tool("bench"), []
-
-    def run_version(version, data, out, seed, extra):
-        calls.append((version, seed))
-        return {"version": version, "seed": seed, "params": 1, "steps": 30, "train_loss": 2.0,
-                "val_loss": 2.0, "loop_s": 1.0, "process_s": 1.0, "tokens_per_s": 1.0}
-
-    monkeypatch.setattr(tool, "run_version", run_version)
-    return tool, calls
-
-
-@pytest.mark.parametrize("extra,fragment", [
-    (["--seed", "3"], "pass --seed N [N ...] before the --"),
-    (["--seed=3"], "pass --seed N [N ...] before the --"),
-    (["--se", "3"], "pass --seed N [N ...] before the --"),  # argparse takes a prefix
-    (["--out", "x"], "pass --out DIR before the --"),
-    (["--out=x"], "pass --out DIR before the --"),
-    (["--data", "data/tinyplays.txt"], "pass --data PATH before the --"),
-    (["--data=data/tinyplays.txt"], "pass --data PATH before the --"),
-    (["--generate"], "this tool trains"),
-    (["--no-such-flag"], "v1_bigram: unrecognized arguments: --no-such-flag"),
-    (["--max-iters", "0"], "--max-iters must be from 1 to 1000000"),
-    (["--help"], "stop v1_bigram/train.py before it trains"),
+# ---------------------------------------------------------------- bert_time_and_memory.py
+@pytest.mark.parametrize("flags,message", [
+    (["--only", "time", "--batch", "100000", "--seq", "4096"], "--batch: 100000 is not from 1 to"),
+    (["--seq", "4096"], "--seq: 4096 is not from 1 to 512"),
+    (["--long-seq", "10000000"], "--long-seq: 10000000 is not from 1 to"),
+    (["--chunk", "300"], "--chunk (300) must divide --long-seq (4096)"),
+    (["--warmup", "-1"], "--warmup: -1 is not from 0 to 100"),
 ])
-def test_bench_refuses_flags_after_dashes_before_any_run(extra, fragment, bench, capsys):
-    tool, calls = bench
-    code = tool.main(["--versions", "v1_bigram", "v4_multihead", "--", *extra])
-    err = capsys.readouterr().err
-    assert_one_line_error((code, "", err), fragment)
-    assert code == 2 and calls == []
-
-
-@pytest.mark.parametrize("argv,fragment", [
-    (["--csv", "{tmp}"], "exists and is not a regular file"),
-    (["--csv", "{tmp}/notes.txt/table.csv"], "which is a file, not a folder"),
-    (["--csv", "/proc/table.csv"], "--csv /proc/table.csv cannot be written"),
-    (["--versions", "v1_bigram", "v1_bigram"], "--versions names v1_bigram more than once"),
-    (["--seed", "1", "1"], "--seed names 1 more than once"),
-    (["--seed", "-1"], "v1_bigram: --seed must be from 0 to"),
-])
-def test_bench_refuses_bad_input_before_any_run(argv, fragment, bench, tmp_path, capsys):
-    tool, calls = bench
-    (tmp_path / "notes.txt").write_text("x")
-    code = tool.main(["--versions", "v1_bigram", *[a.format(tmp=tmp_path) for a in argv]])
-    assert_one_line_error((code, "", capsys.readouterr().err), fragment)
-    assert code == 2 and calls == []
-
-
-@pytest.mark.parametrize("extra,threads", [([], "1"),
-                                           (["--threads", str(os.cpu_count())], os.cpu_count())])
-def test_bench_says_the_threads_its_runs_use(extra, threads, bench, tmp_path, capsys):
-    tool, calls = bench
-    assert tool.main(["--versions", "v6_block", "--out", str(tmp_path), "--", *extra]) == 0
-    assert f"| torch threads: {threads} |" in capsys.readouterr().out.splitlines()[0]
-    assert calls == [("v6_block", 1337)]
-
-
-def test_bench_ctrl_c_is_one_line_saying_which_runs_finished(bench, monkeypatch, tmp_path, capsys):
-    tool, calls = bench
-    finish = tool.run_version
-
-    def second_is_interrupted(version, *args):
-        if calls:
-            raise KeyboardInterrupt
-        return finish(version, *args)
-
-    monkeypatch.setattr(tool, "run_version", second_is_interrupted)
-    argv = ["--versions", "v1_bigram", "v4_multihead", "v6_block", "--out", str(tmp_path),
-            "--csv", str(tmp_path / "table.csv")]
-    assert tool.main(argv) == 130
-    out, err = capsys.readouterr()
-    assert err == ("interrupted: 1 of 3 runs finished (their rows are above); v4_multihead seed "
-                   "1337 was stopped; --csv not written\n")
-    assert re.search(r"^v1_bigram +1337 ", out, re.M) and not (tmp_path / "table.csv").exists()
-
-
-def test_bench_a_failed_run_is_one_line(tmp_path, capsys):
-    latin1 = tmp_path / "latin1.txt"
-    latin1.write_bytes("caf\u00e9 ".encode("latin-1") * 3000)
-    code = load_tool("bench").main(["--versions", "v1_bigram", "--data", str(latin1),
-                                    "--out", str(tmp_path), "--", "--max-iters", "2"])
-    assert_one_line_error((code, "", capsys.readouterr().err), "v1_bigram failed (error: ",
-                          "run it alone to see why")
-    assert code == 2
-
-
-def test_bench_a_real_ctrl_c_is_one_line_and_130(tmp_path):
-    """SIGINT to the bench and its run, as a terminal's Ctrl-C sends it to both."""
-    import signal
-
-    argv = [sys.executable, str(ROOT / "tools" / "bench.py"), "--versions", "v1_bigram",
-            "--out", str(tmp_path), "--", "--max-iters", "1000000", "--eval-interval", "1000000"]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    try:
-        assert proc.stdout.readline().startswith("dataset: ")  # the checks are done, runs begin
-        os.killpg(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == 130
-    assert err == "interrupted: 0 of 1 runs finished; v1_bigram seed 1337 was stopped\n"
-
-
-@pytest.mark.parametrize("argv,fragment", [
-    (["--", "--threads", "2"], "--threads after -- is this tool's own"),
-    (["--", "--out=x"], "--out after -- is this tool's own"),
-    (["--", "--lr", "-1e-3"], "v6_block: --lr must be from 1e-06 to 10.0, got -0.001"),
-    (["--threads", "0"], "v6_block: --threads must be from 1 to"),
-    (["--csv", "/proc/threads.csv"], "--csv /proc/threads.csv cannot be written"),
-    (["--version", "v9"], "argument --version: invalid choice"),
-])
-def test_bench_threads_refuses_bad_input_before_any_run(argv, fragment, monkeypatch, capsys):
-    tool = load_tool("bench_threads")
-    monkeypatch.setattr(tool, "measure", lambda *a: pytest.fail("a run started"))
-    assert_one_line_error((tool.main(argv), "", capsys.readouterr().err), fragment)
-
-
-def test_bench_threads_times_each_case_and_writes_its_table(tmp_path, capsys):
-    tool = load_tool("bench_threads")
-    argv = ["--version", "v1_bigram", "--threads", "1", "--out", str(tmp_path / "runs"),
-            "--csv", str(tmp_path / "t.csv"), "--", "--max-iters", "10", "--eval-iters", "2"]
-    assert tool.main(argv) == 0
-    rows = (tmp_path / "t.csv").read_text().splitlines()
-    assert rows[0] == "threads,beside_a_second_run,loop_s,process_s,val_loss,steps"
-    assert [r.split(",")[:2] for r in rows[1:]] == [["1", "False"], ["1", "True"]]
-    assert rows[1].split(",")[4] == rows[2].split(",")[4], "a twin beside it changes no figure"
+def test_bert_time_and_memory_caps_its_sizes_in_one_line(flags, message, call):
+    assert_one_line_error(call("bert_time_and_memory", *flags), message)
