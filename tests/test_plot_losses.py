@@ -211,3 +211,32 @@ def test_the_note_counts_the_reference_curves_too(tmp_path, call, drawn):
     v7 = committed(tmp_path, "v7_bert_layer")[0]
     code, out, _ = call(v7, run, "--reference", "-o", tmp_path / "x.png")
     assert code == 0 and "masked-LM runs my_run, v8_bert_mlm reference (tinyplays) " in out
+
+
+# ---------------------------------------------------------------- --reference
+def test_reference_adds_the_committed_curve_of_the_run_s_data(tmp_path, call, drawn):
+    from common import TINY_SHAKESPEARE_SHA256
+
+    plays = write_checkpoint(write_metrics(tmp_path / "v6_block", ROWS), "v6_block")
+    mine = write_metrics(tmp_path / "my_run", ROWS)
+    # the data's sha256 decides, not its file name: this one is tiny shakespeare
+    write_checkpoint(mine, "v4_multihead", data_sha256=TINY_SHAKESPEARE_SHA256)
+    tool = load_tool("plot_losses")
+    label, steps, _, val = tool.reference_for(plays)
+    expected = tool.read_metrics(REFERENCE / "v6_block.csv")
+    assert label == "v6_block reference (tinyplays)" and (steps, val) == (expected[1], expected[3])
+    assert tool.reference_for(mine)[0] == "v4_multihead reference (tinyshakespeare)"
+    assert "(4 runs)" in call(plays, mine, "--reference", "-o", tmp_path / "x.png")[1]
+    # a metrics.csv in a run folder counts as its run; two runs of one reference draw it once
+    assert "(3 runs)" in call(plays / "metrics.csv", plays, "--reference",
+                              "-o", tmp_path / "x.png")[1]
+
+
+@pytest.mark.parametrize("sha256,fragment", [("f" * 64, "(sha256 ffff"), (None, "no checkpoint")])
+def test_reference_needs_a_run_on_known_data(sha256, fragment, tmp_path, call):
+    run = write_metrics(tmp_path / "v6_block", ROWS)
+    if sha256:
+        write_checkpoint(run, "v6_block", data_sha256=sha256)
+    result = call(run, "--reference", "-o", tmp_path / "x.png")
+    assert_one_line_error(result, fragment)
+    assert not (tmp_path / "x.png").exists()
