@@ -206,12 +206,13 @@ def test_an_unreadable_patch_or_an_unwritable_folder_is_one_line(tmp_path, monke
     assert not (tmp_path / "out").exists() and (tmp_path / "a_file").read_text() == "x"
 
 
-def test_train_starts_at_the_first_step_that_knows_the_flags(tmp_path, monkeypatch, capsys):
-    """The v6 doc's command: v5, step 00, has no --n-layer."""
+def test_train_starts_at_the_first_step_that_knows_the_flags(tmp_path, tiny_corpus, monkeypatch,
+                                                            capsys):
+    """The v6 doc's command without its --first 1: v5, step 00, has no --n-layer."""
     trained = []
     monkeypatch.setattr(steps, "train", lambda s, out, args: trained.extend(n for n, _, _ in s) or [])
-    argv = ["v6_block", "--train", "--out", str(tmp_path), "--data", str(ROOT / "data" /
-            "tinyplays.txt"), "--", "--n-layer", "8"]
+    argv = ["v6_block", "--train", "--seed", "1", "--out", str(tmp_path), "--data",
+            str(tiny_corpus), "--", "--n-layer", "8"]
     assert steps.main(argv) == 0 and trained[0] == "01-blocks"
     assert "training from step 01-blocks" in capsys.readouterr().out
 
