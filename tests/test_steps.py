@@ -210,7 +210,8 @@ def test_train_starts_at_the_first_step_that_knows_the_flags(tmp_path, tiny_corp
                                                             capsys):
     """The v6 doc's command without its --first 1: v5, step 00, has no --n-layer."""
     trained = []
-    monkeypatch.setattr(steps, "train", lambda s, out, args: trained.extend(n for n, _, _ in s) or [])
+    monkeypatch.setattr(steps, "train",
+                        lambda s, out, args: trained.extend(n for n, _, _ in s) or [])
     argv = ["v6_block", "--train", "--seed", "1", "--out", str(tmp_path), "--data",
             str(tiny_corpus), "--", "--n-layer", "8"]
     assert steps.main(argv) == 0 and trained[0] == "01-blocks"

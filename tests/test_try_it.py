@@ -2,11 +2,11 @@
 
 In README.md and README.zh-CN.md of each version, each experiment is marked by a line
 `<!-- try: FLAGS -->`; the text after it, up to the next marker or heading, gives the command
-`python VERSION/train.py FLAGS` and the figures to expect. tools/maintainers/try_it.py ran the defaults and
-each marked experiment at one seed and wrote reference/try_it/VERSION.csv. Here: both languages
-mark the same experiments in the same order, the table holds exactly them, and every figure the
-text quotes (4-decimal losses, v8's 1-decimal percentages) is one of the run's, the defaults'
-or the version's ten-seed min / mean / max.
+`python VERSION/train.py FLAGS` and the figures to expect. tools/maintainers/try_it.py ran the
+defaults and each marked experiment at one seed and wrote reference/try_it/VERSION.csv. Here: both
+languages mark the same experiments in the same order, the table holds exactly them, and every
+figure the text quotes (4-decimal losses, v8's 1-decimal percentages) is one of the run's, the
+defaults' or the version's ten-seed min / mean / max.
 """
 import csv
 import re
