@@ -146,7 +146,8 @@ def test_try_it_writes_into_reference_only_when_asked(monkeypatch, tmp_path, cap
 def test_v8_accuracies_are_its_default_run_s(name):
     """v8's doc explains what each of its accuracies counts in passages marked `<!-- accuracies
     -->` (each up to the next blank line): every percentage there is one that
-    tools/maintainers/try_it.py measured on the default run (reference/try_it/v8_bert_mlm.csv), and "N of M" blanks is what the
+    tools/maintainers/try_it.py measured on the default run (reference/try_it/v8_bert_mlm.csv),
+    and "N of M" blanks is what the
     reference sample.txt says."""
     text = (ROOT / "v8_bert_mlm" / name).read_text(encoding="utf-8")
     marked = re.findall(r"<!-- accuracies -->\n(.*?)(?:\n\s*\n|\Z)", text, re.S)
