@@ -234,7 +234,7 @@ SWEEP_SEEDS = {"1337", *map(str, range(1, 10))}
 
 def sweep(dataset):
     """{version: {seed: val loss as written}} from reference/<dataset>/seeds.csv
-    (tools/bench.py --seed ... --csv)."""
+    (tools/ladder.py --seed ... --csv)."""
     runs = {}
     with open(ROOT / "reference" / dataset / "seeds.csv", newline="") as f:
         for row in csv.DictReader(f):

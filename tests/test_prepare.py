@@ -181,7 +181,7 @@ def test_a_timeout_that_is_not_a_positive_finite_number_is_refused_first(value, 
                                                                        capsys):
     url, requests = server
     out = tmp_path / "shakespeare.txt"
-    args = ["--url", url + "/input.txt", "--out", str(out), "--sha256", SHA, "--timeout", value]
+    args = ["--url", url + "/input.txt", "--out", str(out), "--sha256", SHA, f"--timeout={value}"]
     assert prepare.main(args) == 2
     line = one_error_line(capsys.readouterr().err)
     assert line.startswith("error: --timeout must be a number of seconds above 0"), line
