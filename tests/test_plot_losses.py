@@ -151,12 +151,12 @@ def committed(tmp_path, *versions):
     return [REFERENCE / f"{v}.csv" for v in versions]
 
 
-@pytest.mark.parametrize("make_runs", [committed, csv_files, folders])
-@pytest.mark.parametrize("versions,masked", [
-    (["v7_bert_layer", "v8_bert_mlm"], True),
-    (["v8_bert_mlm", "v1_bigram", "v6_block"], True),
-    (["v6_block", "v7_bert_layer"], False),
-    (["v8_bert_mlm"], False),
+@pytest.mark.parametrize("make_runs,versions,masked", [  # each kind of input, each kind of mix
+    (committed, ["v7_bert_layer", "v8_bert_mlm"], True),
+    (csv_files, ["v8_bert_mlm", "v1_bigram", "v6_block"], True),
+    (folders, ["v6_block", "v7_bert_layer"], False),
+    (folders, ["v7_bert_layer", "v8_bert_mlm"], True),
+    (csv_files, ["v8_bert_mlm"], False),
 ])
 def test_a_note_says_when_masked_lm_and_next_character_losses_are_overlaid(
         make_runs, versions, masked, tmp_path, call, drawn):

@@ -98,7 +98,8 @@ def stand_in(tmp_path, name, body):
 
 @pytest.mark.parametrize("stop", ["a run fails", "ctrl-c"])
 def test_a_failed_or_stopped_run_stops_the_others_at_once_and_starts_no_more(stop, tmp_path):
-    fails = stand_in(tmp_path, "fails.py", "time.sleep(0.3); sys.exit('error: too short')")
+    sleeping = f"while not pathlib.Path({str(tmp_path / 'a.started')!r}).exists(): time.sleep(0.01)"
+    fails = stand_in(tmp_path, "fails.py", f"{sleeping}\nsys.exit('error: too short')")
     quick = stand_in(tmp_path, "quick.py", "")
     sleeps = stand_in(tmp_path, "sleeps.py", "time.sleep(60)")
     runs = [("sleeper", sleeps, tmp_path / "a", []),
@@ -106,7 +107,9 @@ def test_a_failed_or_stopped_run_stops_the_others_at_once_and_starts_no_more(sto
              fails if stop == "a run fails" else quick, tmp_path / "b", []),
             ("queued", quick, tmp_path / "c", [])]
 
-    def done(i, rows):
+    def done(i, rows):  # Ctrl-C once the sleeping run has started
+        while not (tmp_path / "a.started").exists():
+            time.sleep(0.01)
         raise KeyboardInterrupt
 
     start = time.time()
