@@ -32,3 +32,13 @@ def test_reference_curves_end_where_the_table_says():
             assert ((last["step"], float(last["val_loss"]))
                     == (row["steps"], float(row["val_loss"]))), (dataset, version)
 
+
+
+def test_the_quick_start_says_how_many_tests_run(request):
+    """Checked on a whole run of the suite, the one the quick start shows."""
+    if request.config.invocation_params.args:
+        return  # a part of the suite: its count is not the README's
+    for name in ("README.md", "README.zh-CN.md"):
+        text = (ROOT / name).read_text(encoding="utf-8")
+        said = re.search(r"python -m pytest +# (\d+)", text)
+        assert said and int(said.group(1)) == len(request.session.items), name
