@@ -24,18 +24,20 @@ def assert_one_line_error(result, *fragments):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_every_number_flag_refuses_a_value_outside_its_range(version, run, tmp_path):
-    """Each hyperparameter's flag type has a range: the smallest value below it, nan and a word
-    are refused by argparse, before any work."""
+def test_every_number_flag_refuses_a_value_outside_its_range(version, run, tmp_path,
+                                                             monkeypatch):
+    """Each hyperparameter's flag type has a range (any other int: 1 to 10**6): the values just
+    outside it, nan and a word are refused by argparse, before any work."""
     module = load(version)
+    monkeypatch.setattr(module, "train", lambda *args: pytest.fail("it trained"))
     for name in module.HYPERPARAMETERS:
         value = getattr(module, name)
         if type(value) is str:
             continue
-        low, high = module.RANGES.get(name, (1, 1024))
+        low, high = module.RANGES.get(name, (1, 10**6))
         assert low <= value <= high, name
         flag = "--" + name.replace("_", "-")
-        for bad in [f"{flag}={low - 1}", f"{flag}={high * 10 + 1}", f"{flag}=nan", f"{flag}=x"]:
+        for bad in [f"{flag}={low - 1}", f"{flag}={high * 2}", f"{flag}=nan", f"{flag}=x"]:
             if bad.endswith("=nan") and type(value) is int:
                 continue
             assert_one_line_error(run(version, ["--out", tmp_path / "run", bad]), flag)
@@ -47,18 +49,28 @@ def test_every_number_flag_refuses_a_value_outside_its_range(version, run, tmp_p
     (["--batch"], ["unrecognized arguments: --batch"]),  # no abbreviations
     (["--lr"], ["--lr", "expected one argument"]),
     (["--device", "tpu"], ["--device", "invalid choice"]),
+    (["--device", "mps"], ["--device", "invalid choice"]),
     (["--sample-chars", "100001"], ["--sample-chars", "not from 0 to 100000"]),
 ])
 def test_flags_argparse_refuses(argv, fragments, run, tmp_path):
     assert_one_line_error(run("v4_multihead", argv + ["--out", tmp_path / "r"]), *fragments)
 
 
-@pytest.mark.parametrize("device", ["cuda", "mps"])
-def test_a_device_that_is_not_there(device, run, tiny_corpus, tmp_path, monkeypatch):
+def test_a_device_that_is_not_there(run, tiny_corpus, tmp_path, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
-    result = run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "r", "--device", device))
-    assert_one_line_error(result, f"--device {device} is not available here", "--device cpu")
+    result = run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "r", "--device", "cuda"))
+    assert_one_line_error(result, "--device cuda", "no GPU", "use --device cpu")
+    assert not (tmp_path / "r").exists()
+
+
+def test_sizes_that_do_not_fit_in_memory_are_refused_before_any_work(run, tiny_corpus, tmp_path):
+    """Each size is inside its range; together they would need far more than 8 GiB."""
+    for version, flags in [("v1_bigram", ["--batch-size", 4096, "--block-size", 4096]),
+                           ("v6_block", ["--n-embd", 1024, "--n-layer", 1024]),
+                           ("v8_bert_mlm", ["--batch-size", 1024, "--block-size", 1024])]:
+        assert_one_line_error(run(version, tiny_args(tiny_corpus, tmp_path / "r", *flags)),
+                              "need over 8 GiB")
+    assert not (tmp_path / "r").exists()
 
 
 def test_bad_data(run, tmp_path):

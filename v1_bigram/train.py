@@ -16,6 +16,7 @@ eval_interval = 300  # steps between two loss estimates
 eval_iters = 200  # batches averaged per loss estimate
 lr = 1e-2  # AdamW learning rate
 seed = 1337  # seeds the initial weights, the batches and the sampling
+sample_chars = 500  # characters sample() writes when the training ends, or with --generate
 MODEL_ARGS = []  # the hyperparameters LanguageModel takes: none, its table is vocab x vocab
 
 # ------------------------------------------------------------------ data
@@ -88,12 +89,14 @@ def estimate_loss(model, splits, args):
 
 def train(model, splits, args, log):
     """AdamW on random batches; a loss estimate every eval_interval steps and after the last."""
+    print(f"{sum(p.numel() for p in model.parameters()):,} parameters")
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
     generator = torch.Generator().manual_seed(args.seed)  # the batches: the same in every version
     for step in range(args.max_iters + 1):
         if step % args.eval_interval == 0 or step == args.max_iters:
             losses = estimate_loss(model, splits, args)
-            log.evaluation(step, losses)  # prints the losses and keeps them for metrics.csv
+            print(f"step {step}: train {losses['train']:.4f}, val {losses['val']:.4f}", flush=True)
+            log.evaluation(step, losses)  # keeps them for metrics.csv
         if step == args.max_iters:
             break
         x, y = get_batch(splits["train"], args, generator)  # (B, T), (B, T)
@@ -112,15 +115,13 @@ def sample(model, chars, args):
     return decode(model.generate(context, max_new_tokens=args.sample_chars)[0].tolist(), chars)
 
 # ========================== plumbing below: the same in every version; you may stop reading here
-# Flags, input checks, the run folder. Bad input: one line, sys.exit("error: ..."), before any work.
 import argparse, hashlib, io, os, pathlib, shutil, signal, sys, time  # noqa: E401
 HYPERPARAMETERS = [k for k, v in globals().items() if type(v) in (int, float, str) and k[0] != "_"]
 VERSION = pathlib.Path(__file__).resolve().parent.name  # v1_bigram, or a step's name
-RANGES = {"lr": (1e-6, 10.0), "seed": (0, 2**63 - 2), "dropout": (0.0, 0.9), "mask_prob": (0.01,
-          1.0), "max_iters": (1, 10**6), "eval_interval": (1, 10**6), "eval_iters": (1, 10**4),
-          "chunk_size_ff": (0, 1024)}  # seed + 1 is used too; any other int is a size
+RANGES = {"lr": (1e-6, 10.0), "seed": (0, 2**63 - 2), "dropout": (0.0, 0.9),  # seed + 1 is used
+          "mask_prob": (0.01, 1.0), "chunk_size_ff": (0, 10**6), "sample_chars": (0, 10**5)}
 
-class ArgumentParser(argparse.ArgumentParser):
+class ArgumentParser(argparse.ArgumentParser):  # bad input: one line, sys.exit("error: ...")
     def error(self, message):  # one line, not argparse's usage block
         sys.exit(f"error: {message}: see --help")
 
@@ -131,27 +132,29 @@ def within(kind, low, high):  # a flag's type: an int or a float from low to hig
         return value
     return number
 
-def parse_args(argv=None):  # the flags, and the device that --device picks
+def parse_args(argv=None):  # the flags (any other int is from 1 to 10**6), the device, the sizes
     p = ArgumentParser(allow_abbrev=False, description="--batch-size sets batch_size, etc.")
     for name in HYPERPARAMETERS:
         value = globals()[name]
-        kind = str if type(value) is str else within(type(value), *RANGES.get(name, (1, 1024)))
+        kind = str if type(value) is str else within(type(value), *RANGES.get(name, (1, 10**6)))
         p.add_argument("--" + name.replace("_", "-"), type=kind, default=value)
     p.add_argument("--data", type=pathlib.Path, default=pathlib.Path("data/tinyplays.txt"))
     p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("runs", VERSION))
-    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "mps"])
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--generate", action="store_true", help="sample from the run in --out")
     p.add_argument("--prompt", default="", help="the text to start from: see sample()")
-    p.add_argument("--sample-chars", type=within(int, 0, 10**5), default=500)
     args = p.parse_args(argv)
-    cuda, mps = torch.cuda.is_available(), torch.backends.mps.is_available()
-    args.device = args.device.replace("auto", "cuda" if cuda else "mps" if mps else "cpu")
-    if {"cuda": not cuda, "mps": not mps}.get(args.device):
-        sys.exit(f"error: --device {args.device} is not available here: use --device cpu or auto")
+    args.device = args.device.replace("auto", "cuda" if torch.cuda.is_available() else "cpu")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        sys.exit("error: --device cuda: no GPU that torch can use here: use --device cpu")
+    B, T, C, nh, L, ff = (getattr(args, k, 1) for k in ("batch_size", "block_size", "n_embd",
+                                                        "n_head", "n_layer", "intermediate_size"))
+    if L * (16 * C * (C + ff) + B * T * (3 * nh * T + 12 * C + 2 * ff)) > 2**31:  # a step's floats
+        sys.exit("error: these sizes need over 8 GiB: lower the batch's or the model's")
     return args
 
 def load_data(args):  # the text, its vocabulary, and a new model
-    if not args.data.is_file():  # a folder, or /dev/zero, would fail, or never end
+    if not args.data.is_file():  # a folder, a FIFO or /dev/zero would fail, or never end
         sys.exit(f"error: --data {args.data} is not a file: pass --data PATH to a text file")
     try:
         chars, splits = read_data(args.data)
@@ -161,18 +164,22 @@ def load_data(args):  # the text, its vocabulary, and a new model
         sys.exit(f"error: --data {args.data} is too short: pass a longer text or --block-size")
     return LanguageModel(len(chars), **{k: getattr(args, k) for k in MODEL_ARGS}), chars, splits
 
-def load_checkpoint(args):  # the model and vocabulary of the run in --out
+def load_checkpoint(args):  # the run in --out, each part checked: a file may be made by hand
     try:
+        if not (args.out / "ckpt.pt").is_file():  # a FIFO would never end
+            raise FileNotFoundError(args.out / "ckpt.pt")
         ckpt = torch.load(args.out / "ckpt.pt", map_location=args.device, weights_only=True)
-        chars, hp = "".join(ckpt["chars"]), ckpt["hyperparameters"]  # checked as flags are:
+        chars, hp = "".join(ckpt["chars"]), ckpt["hyperparameters"]
+        if not chars or not all(t.isfinite().all() for t in ckpt["state_dict"].values()):
+            raise ValueError("no characters, or weights that are not numbers")
         hp = parse_args([f"--{k.replace('_', '-')}={v}" for k, v in hp.items()])
         model = LanguageModel(len(chars), **{k: getattr(hp, k) for k in MODEL_ARGS})
         model.load_state_dict(ckpt["state_dict"])
-    except (Exception, SystemExit) as e:  # missing, corrupt or made by hand
+    except (Exception, SystemExit) as e:
         sys.exit(f"error: cannot load {args.out}/ckpt.pt ({type(e).__name__}): train it first")
     return model, chars, None
 
-class Run:  # what train() logs to: each loss checked, each estimate kept and printed
+class Run:  # what train() logs to: each loss checked, each estimate kept for metrics.csv
     def __init__(self, args):
         self.args, self.tmp = args, args.out.parent / f".{args.out.name}.partial"
         if args.out.exists() and not args.out.is_dir():  # checked now, not after the training
@@ -184,7 +191,6 @@ class Run:  # what train() logs to: each loss checked, each estimate kept and pr
         self.rows, self.steps, self.start = [], 0, time.time()
     def evaluation(self, step, losses):
         self.rows.append((step, losses["train"], losses["val"], time.time() - self.start))
-        print("step %5d | train %.4f | val %.4f | %6.1f s" % self.rows[-1], flush=True)
     def step(self, step, loss):
         if not torch.isfinite(loss):
             sys.exit(f"error: the loss became {loss.item()} at step {step}: lower --lr")
@@ -206,24 +212,21 @@ def save(run, model, chars, text):  # written beside --out, then moved in: it ho
 
 def main(argv=None):
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops as Ctrl-C does
+    sys.stdout.reconfigure(errors="backslashreplace")  # a character the terminal cannot show
     torch.set_num_threads(1)  # one thread: a seed gives the same figures on any machine
     try:
         args = parse_args(argv)
         torch.manual_seed(args.seed)
         model, chars, splits = (load_checkpoint if args.generate else load_data)(args)
-        if unknown := "".join(sorted(set(args.prompt) - set(chars))):
+        if unknown := "".join(sorted(set(args.prompt) - set(chars))):  # checked before training
             sys.exit(f"error: the prompt has characters the model never saw: {unknown!r}")
-        no_sample = argparse.Namespace(**{**vars(args), "sample_chars": 0})
-        sample(model.to(args.device), chars, no_sample)  # refuses a bad prompt now, not later
+        sample(model.to(args.device), chars, argparse.Namespace(**vars(args) | {"sample_chars": 0}))
         if args.generate:
             print(sample(model, chars, args))
             return 0
         run = Run(args)
     except ValueError as e:  # a rule of the lesson's, as it words it
         sys.exit(f"error: {' '.join(str(e).split())}")
-    except KeyboardInterrupt:  # before the training: nothing to save
-        return 130
-    print(f"{VERSION}: {sum(p.numel() for p in model.parameters()):,} parameters, {args.device}")
     text = None
     try:
         try:
@@ -236,7 +239,7 @@ def main(argv=None):
     except OSError as e:  # a full disk: --out stays as it was
         sys.exit(f"error: cannot write to {args.out} ({e.strerror}): free some space")
     finally:
-        shutil.rmtree(run.tmp)
+        shutil.rmtree(run.tmp, ignore_errors=True)
     return 130 if text is None else 0
 
 if __name__ == "__main__":
