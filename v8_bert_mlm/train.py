@@ -553,7 +553,7 @@ class Run:  # what train() logs to: each loss checked, each estimate kept for me
         try:
             self.tmp.mkdir(parents=True)  # one run at a time: fails if the folder is there
         except OSError as e:
-            sys.exit(f"error: cannot create {self.tmp}: {e.strerror} (no run writing? delete it)")
+            sys.exit(f"error: cannot create {self.tmp}: {e.strerror}: change --out, or delete it")
         self.rows, self.steps, self.start = [], 0, time.time()
     def evaluation(self, step, losses):
         self.rows.append((step, losses["train"], losses["val"], time.time() - self.start))
