@@ -1,6 +1,7 @@
 """Bad input: one line on stderr that says what is wrong and what to do, a non-zero exit, no
 traceback, before any work, and nothing already written is touched. The plumbing is the same in
 every version, so most classes are tried on one version and the flag types on all of them."""
+import io
 import os
 import runpy
 import sys
@@ -8,8 +9,8 @@ import sys
 import pytest
 import torch
 
-from conftest import (ATTENTION_VERSIONS, ROOT, VERSIONS, folder_bytes, import_path, load,
-                      tiny_args)
+from conftest import (ATTENTION_VERSIONS, ROOT, VERSIONS, call_main, folder_bytes, import_path,
+                      load, tiny_args)
 
 
 def assert_one_line_error(result, *fragments):
@@ -120,7 +121,10 @@ def crafted(ckpt):
             "one character too many": {**ckpt, "chars": ckpt["chars"] + "\u00e9"},
             "a size past its range": {**ckpt, "hyperparameters": {**hp, "block_size": 10**9}},
             "an unknown hyperparameter": {**ckpt, "hyperparameters": {**hp, "depth": 3}},
-            "another model's weights": {**ckpt, "state_dict": {"w": torch.zeros(2)}}}
+            "another model's weights": {**ckpt, "state_dict": {"w": torch.zeros(2)}},
+            "no characters": {**ckpt, "chars": ""},
+            "weights that are not numbers": {**ckpt, "state_dict": {
+                k: torch.full_like(v, float("nan")) for k, v in ckpt["state_dict"].items()}}}
 
 
 @pytest.mark.parametrize("version", ["v1_bigram", "v8_bert_mlm"])
@@ -136,6 +140,9 @@ def test_a_missing_corrupt_or_crafted_checkpoint_gets_one_line(version, run, tra
         folder.mkdir()
         torch.save(bad, folder / "ckpt.pt")
         assert_one_line_error(run(version, ["--generate", "--out", folder]), "cannot load")
+    (tmp_path / "fifo").mkdir()
+    os.mkfifo(tmp_path / "fifo" / "ckpt.pt")  # torch.load would wait on it forever
+    assert_one_line_error(run(version, ["--generate", "--out", tmp_path / "fifo"]), "cannot load")
     other = "v4_multihead" if version == "v1_bigram" else "v7_bert_layer"
     assert_one_line_error(run(version, ["--generate", "--out", trained[other]]), "cannot load")
 
@@ -177,3 +184,17 @@ def test_v8_refuses_a_text_with_its_blank_character(run, tmp_path):
     (tmp_path / "t.txt").write_text("To be, or not.\n" * 500 + "_", encoding="utf-8")
     result = run("v8_bert_mlm", ["--data", tmp_path / "t.txt", "--out", tmp_path / "r"])
     assert_one_line_error(result, "contains '_'")
+
+
+def test_a_terminal_that_cannot_show_a_character_still_gets_the_run(tmp_path, monkeypatch):
+    """PYTHONIOENCODING=ascii: the sample is printed with escapes, and the run is saved."""
+    text = tmp_path / "text.txt"
+    text.write_text("Caf\u00e9 na\u00efve \u65e5\u672c.\n" * 400, encoding="utf-8")
+    stdout = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    monkeypatch.setattr(sys, "stdout", stdout)
+    assert call_main(load("v1_bigram"), tiny_args(text, tmp_path / "run")) == 0
+    stdout.flush()
+    assert "\\u" in stdout.buffer.getvalue().decode("ascii") or "\\x" in (
+        stdout.buffer.getvalue().decode("ascii"))
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["ckpt.pt", "metrics.csv",
+                                                                   "sample.txt"]
