@@ -206,6 +206,28 @@ def test_an_unreadable_patch_or_an_unwritable_folder_is_one_line(tmp_path, monke
     assert not (tmp_path / "out").exists() and (tmp_path / "a_file").read_text() == "x"
 
 
+def test_a_second_training_into_the_same_out_is_refused_and_deletes_nothing(
+        written, tiny_corpus, monkeypatch, capsys):
+    """Another steps.py trains into written/.trained.partial: a second one into the same --out
+    refuses in one line before any work, and never deletes the first one's runs, even when it
+    gets past the first look (the two started at once)."""
+    theirs = written / ".trained.partial" / "02-averaging-the-past" / "seed1"
+    theirs.mkdir(parents=True)
+    (theirs / "ckpt.pt").write_text("the other training's run\n")
+    before = tree(written.parent)
+    monkeypatch.setattr(steps, "train_all", lambda *a: pytest.fail("a run started"))
+    argv = ["v4_multihead", "--train", "--seed", "1", "--out", str(written), "--data",
+            str(tiny_corpus), "--", *TINY]
+    assert_one_line_error((steps.main(argv), "", capsys.readouterr().err),
+                          f"{written / '.trained.partial'} exists", "delete it")
+    assert tree(written.parent) == before
+    monkeypatch.setattr(steps, "partial_in_use", lambda out: None)  # the race: both looked
+    argv = ["v4_multihead", "--train", "--seed", "1", "--out", str(written), "--data",
+            str(tiny_corpus), "--", *TINY]
+    assert steps.main(argv) == 2
+    assert "delete it" in capsys.readouterr().err and tree(written.parent) == before
+
+
 def test_train_starts_at_the_first_step_that_knows_the_flags(tmp_path, tiny_corpus, monkeypatch,
                                                             capsys):
     """The v6 doc's command without its --first 1: v5, step 00, has no --n-layer."""

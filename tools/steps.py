@@ -156,16 +156,39 @@ def plot(curves, path, version):
     plt.close(fig)
 
 
+def partial_in_use(out):
+    """A UserError if out/.trained.partial is there: another steps.py may be training into it."""
+    fresh = out / ".trained.partial"
+    if fresh.exists() or fresh.is_symlink():
+        return UserError(f"{fresh} exists: another steps.py is training there; if none is, "
+                         "delete it and run again")
+    return None
+
+
+def take_partial(out):
+    """out/.trained.partial, made by this command alone (an exclusive mkdir, as train.py takes
+    its .NAME.partial): two trainings into one --out never share it, nor delete each other's."""
+    fresh = out / ".trained.partial"
+    try:
+        fresh.mkdir(parents=True)
+    except FileExistsError:
+        raise partial_in_use(out) or UserError(f"{fresh} exists: delete it") from None
+    except OSError as e:
+        raise UserError(f"cannot create {fresh} ({e.strerror or e}): choose another --out") \
+            from None
+    return fresh
+
+
 def train(steps, out, args):
     """Train every step at every seed into out/.trained.partial, then move it in as
     out/trained; the table's rows."""
     fresh = out / ".trained.partial"
-    shutil.rmtree(fresh, ignore_errors=True)  # a training stopped before it could clean up
     runs = [(f"{name} seed {seed}", out / name / "train.py", fresh / name / f"seed{seed}",
              ["--seed", seed, "--data", args.data, *args.extra])
             for name, _, _ in steps for seed in args.seed]
-    print(f"{len(runs)} runs of {len(steps)} steps, {args.jobs} at a time", flush=True)
+    take_partial(out)  # this command's own from here on: only it removes it
     try:
+        print(f"{len(runs)} runs of {len(steps)} steps, {args.jobs} at a time", flush=True)
         results, table, curves, n = train_all(runs, args.jobs), [], [], len(args.seed)
         for (name, _, changed), i in zip(steps, range(0, len(runs), n)):
             rows, finals = results[i:i + n], [float(r[-1]["val_loss"]) for r in results[i:i + n]]
@@ -219,6 +242,8 @@ def main(argv=None):
                 (Path(folder) / name).mkdir()
                 (Path(folder) / name / "train.py").write_text(text, encoding="utf-8")
             first = check_runs(steps[:last + 1], args.first, Path(folder), args)
+    if args.train and (busy := partial_in_use(out)):  # refused before a file is written
+        raise busy
     write_steps(steps, out, args.force)
     for name, _, changed in steps:
         print(f"{out / name / 'train.py'}  ({changed} changed lines)")
