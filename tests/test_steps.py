@@ -156,6 +156,7 @@ def test_the_tool_writes_every_step(written):
     (["v4_multihead", "--jobs", "0"], "--jobs must be from 1 to"),
     (["v4_multihead", "--first", "5"], "--first 5 --last 4: v4_multihead's steps are 0 to 4"),
     (["v4_multihead", "--first", "3", "--last", "2"], "--first 3 --last 2"),
+    (["v4_multihead", "--", "--lr", "99"], "flags after -- need --train: --lr 99"),
     (["v4_multihead", "--train", "--", "--seed", "3"], "--seed after -- is this tool's own"),
     (["v4_multihead", "--train", "--", "--generate"], "would only sample"),
     (["v4_multihead", "--train", "--", "--help"], "stop step 00-v1_bigram before it trains"),

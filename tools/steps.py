@@ -228,6 +228,9 @@ def main(argv=None):
     p.add_argument("--jobs", type=int, default=1, help="runs at once, at most one per CPU core")
     args = p.parse_with_extra(argv)
     out = args.out or Path("runs", "steps", args.version)
+    if args.extra and not args.train:
+        raise UserError(f"flags after -- need --train: {' '.join(args.extra)} would go to no "
+                        "run; add --train, or leave them out")
     if len(set(args.seed)) < len(args.seed):
         raise UserError(f"--seed {' '.join(map(str, args.seed))}: give different seeds")
     check_jobs(args.jobs)
