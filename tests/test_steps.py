@@ -270,10 +270,12 @@ def test_train_tabulates_plots_and_moves_in_a_whole_training(written, tiny_corpu
     assert not (written / ".trained.partial").exists()
 
 
-@pytest.mark.parametrize("stop,code", [(steps.UserError("02 seed 1 failed (error: x)"), 2),
-                                       (KeyboardInterrupt(), 130)])
-def test_a_failed_or_stopped_training_leaves_the_last_whole_one(stop, code, written, tiny_corpus,
-                                                                monkeypatch, capsys):
+@pytest.mark.parametrize("stop,code,said", [
+    (steps.UserError("02 seed 1 failed (error: x)"), 2, "error: 02 seed 1 failed (error: x); "),
+    (KeyboardInterrupt(), 130, "interrupted: every run stopped, "),  # Ctrl-C gives no reason
+])
+def test_a_failed_or_stopped_training_leaves_the_last_whole_one(stop, code, said, written,
+                                                                tiny_corpus, monkeypatch, capsys):
     def fails(runs, jobs=1, done=None):
         in_process(runs[:1])  # one run finished, then
         raise stop
@@ -285,6 +287,7 @@ def test_a_failed_or_stopped_training_leaves_the_last_whole_one(stop, code, writ
     assert steps.main(argv) == code
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{written / 'trained'} is as it was" in err
+    assert err.startswith(said), err
     assert tree(written / "trained") == before and not (written / ".trained.partial").exists()
 
 

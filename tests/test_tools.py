@@ -53,6 +53,7 @@ def test_common_imports_without_torch():
 @pytest.mark.parametrize("raised,code,err", [
     (common.UserError("no file at x:\n  pass one"), 2, "error: no file at x: pass one\n"),
     (KeyboardInterrupt(), 130, "interrupted\n"),
+    (KeyboardInterrupt(""), 130, "interrupted\n"),  # an empty reason: no `interrupted: `
     (KeyboardInterrupt("2 of 3 runs finished"), 130, "interrupted: 2 of 3 runs finished\n"),
 ])
 def test_command_turns_bad_input_and_ctrl_c_into_one_line(raised, code, err, capsys):

@@ -57,7 +57,8 @@ def command(main):
             print(f"error: {one_line(e)}", file=sys.stderr)
             return 2
         except KeyboardInterrupt as e:
-            print(f"interrupted{': ' * bool(e.args)}{one_line(e)}", file=sys.stderr)
+            reason = one_line(e)  # none: the bare word, never an empty `interrupted: `
+            print(f"interrupted{': ' * bool(reason)}{reason}", file=sys.stderr)
             return 130
     return run
 

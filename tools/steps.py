@@ -209,7 +209,8 @@ def train(steps, out, args):
     except (UserError, OSError, KeyboardInterrupt) as e:
         shutil.rmtree(fresh, ignore_errors=True)
         kind = KeyboardInterrupt if isinstance(e, KeyboardInterrupt) else UserError
-        raise kind(f"{one_line(e)}; every run stopped, {out / 'trained'} is as it was") from None
+        left = f"every run stopped, {out / 'trained'} is as it was"
+        raise kind(f"{reason}; {left}" if (reason := one_line(e)) else left) from None
     return table
 
 
