@@ -184,6 +184,30 @@ def test_ladder_refuses_bad_flags_before_any_run(extra, fragment, ladder, tmp_pa
     assert started == [] and list(tmp_path.iterdir()) == []
 
 
+def a_file(path, out):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("x\n")
+    return out
+
+
+@pytest.mark.parametrize("make,fragment", [
+    (lambda t: a_file(t / "afile", t / "afile"), "afile is a file, not a folder"),
+    (lambda t: a_file(t / "afile", t / "afile" / "runs"), "afile is a file, not a folder"),
+    (lambda t: a_file(t / "runs" / "v1_bigram", t / "runs"), "v1_bigram is a file, not a folder"),
+    (lambda t: (t / "runs" / ".v1_bigram.partial").mkdir(parents=True) or t / "runs",
+     ".v1_bigram.partial exists"),
+])
+def test_ladder_refuses_an_out_it_cannot_write_before_any_run(make, fragment, ladder, tmp_path,
+                                                              capsys):
+    tool, started = ladder
+    out = make(tmp_path)
+    before = sorted(tmp_path.rglob("*"))
+    code = tool.main(["--versions", "v1_bigram", "--out", str(out), "--data", str(TINYPLAYS),
+                      "--", *TINY])
+    assert_one_line_error((code, "", capsys.readouterr().err), fragment)
+    assert started == [] and sorted(tmp_path.rglob("*")) == before
+
+
 def test_ladder_ctrl_c_is_one_line_saying_what_it_left(ladder, monkeypatch, tmp_path, capsys):
     tool, _ = ladder
     finish = tool.train_all
