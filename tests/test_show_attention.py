@@ -146,6 +146,23 @@ def empty_checkpoint(tmp_path):
     return tmp_path / "run"
 
 
+def crafted(version, change):
+    """A run of version whose checkpoint change(ckpt) has altered: NaN weights, no characters."""
+    def make(tmp_path):
+        folder = tiny_run(tmp_path / f"crafted_{version}", version)
+        ckpt = torch.load(folder / "ckpt.pt", weights_only=True)
+        change(ckpt)
+        torch.save(ckpt, folder / "ckpt.pt")
+        return folder
+    return make
+
+
+def nan_weights(ckpt):
+    for t in ckpt["state_dict"].values():
+        if t.is_floating_point():
+            t.fill_(float("nan"))
+
+
 def under_a_file(tmp_path):
     (tmp_path / "a_file").write_text("x")
     return tmp_path / "a_file" / "x.png"
@@ -162,6 +179,10 @@ def under_a_file(tmp_path):
     (lambda tmp_path: tmp_path / "missing", "MA", None, ["no checkpoint at"]),
     (lambda tmp_path: empty_checkpoint(tmp_path), "MA", None, ["cannot read", "ckpt.pt"]),
     ("v5_ffn", "MA", under_a_file, ["which is a file, not a folder"]),
+    # never a picture of weights that are not numbers; no vocabulary: no torch warning first
+    *[(crafted(version, change), "MA", None, ["cannot load", "ckpt.pt"])
+      for version in ("v4_multihead", "v8_bert_mlm")
+      for change in (nan_weights, lambda ckpt: ckpt.update(chars=""))],
     ("v5_ffn", "MA", lambda tmp_path: tmp_path / "x.pdf", ["the output must be a .png file"]),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(make_run, prompt, make_output, fragments,
