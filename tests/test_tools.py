@@ -191,8 +191,8 @@ def a_file(path, out):
 
 
 @pytest.mark.parametrize("make,fragment", [
-    (lambda t: a_file(t / "afile", t / "afile"), "afile is a file, not a folder"),
-    (lambda t: a_file(t / "afile", t / "afile" / "runs"), "afile is a file, not a folder"),
+    (lambda t: a_file(t / "afile", t / "afile"), "afile, which is a file, not a folder"),
+    (lambda t: a_file(t / "afile", t / "afile" / "runs"), "afile, which is a file, not a folder"),
     (lambda t: a_file(t / "runs" / "v1_bigram", t / "runs"), "v1_bigram is a file, not a folder"),
     (lambda t: (t / "runs" / ".v1_bigram.partial").mkdir(parents=True) or t / "runs",
      ".v1_bigram.partial exists"),

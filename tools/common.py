@@ -142,23 +142,31 @@ def load_run(folder, version=None):
 
 
 # ------------------------------------------------------------------ output, written aside
-def check_output(path, flag):
-    """Refuse now, before any work, a path the tool could not write: a folder, a FIFO, a path
-    under a file, or a folder that takes no new files."""
-    path = Path(path)
-    folder = path.parent  # the nearest folder that exists: the missing ones will be made
-    while not folder.exists():
-        folder = folder.parent
-    if path.exists() and not path.is_file():
-        raise UserError(f"{flag} {path} exists and is not a regular file: name a file")
+def check_folder(path, flag, named=None):
+    """Refuse now, before any work, a folder the tool (or a train.py) could not make or write in:
+    a file there or above it, or a folder that takes no new files. Missing folders are fine.
+    named: the path the message names (a file to go in the folder), if not the folder itself."""
+    named = Path(named or path)
+    folder = Path(path)
+    while not folder.exists() and not folder.is_symlink():
+        folder = folder.parent  # the nearest one that exists: the missing ones will be made
     if not folder.is_dir():
-        raise UserError(f"{flag} {path} is under {folder}, which is a file, not a folder: "
-                        "choose another path")
+        where = "" if folder == named else f" is under {folder}, which"
+        raise UserError(f"{flag} {named}{where} is a file, not a folder: choose another path")
     try:
         tempfile.TemporaryFile(dir=folder).close()
     except OSError as e:
-        raise UserError(f"{flag} {path} cannot be written ({e.strerror or e}): choose another "
+        raise UserError(f"{flag} {named} cannot be written ({e.strerror or e}): choose another "
                         "path") from None
+
+
+def check_output(path, flag):
+    """Refuse now, before any work, a file path the tool could not write: a folder, a FIFO, or
+    one under a folder check_folder refuses."""
+    path = Path(path)
+    if path.exists() and not path.is_file():
+        raise UserError(f"{flag} {path} exists and is not a regular file: name a file")
+    check_folder(path.parent, flag, named=path)
 
 
 @contextlib.contextmanager

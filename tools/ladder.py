@@ -13,12 +13,11 @@ before the first run starts; flags after -- go to every run.
 """
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from common import (ROOT, VERSIONS, ArgumentParser, UserError, check_flags, check_output, command,
-                    load_run, train_all, write_csv)
+from common import (ROOT, VERSIONS, ArgumentParser, UserError, check_flags, check_folder,
+                    check_output, command, load_run, train_all, write_csv)
 
 HEADER = f"{'version':<14} {'seed':>5} {'params':>8} {'steps':>6} {'train':>7} {'val':>7} " \
          f"{'loop s':>7} {'tok/s':>8}"
@@ -46,26 +45,14 @@ def print_spread(results):
               f"{max(vals):>7.4f} {statistics.stdev(vals):>7.4f}")
 
 
-def check_run_folder(out, flag_out):
-    """Refuse now, before the first run, a run folder its train.py could not make: a file there
-    or above it, a folder that takes no new files, or a .NAME.partial a run may be writing."""
-    folder = out
-    while not folder.exists() and not folder.is_symlink():
-        folder = folder.parent
-    if folder == out and not out.is_dir():
-        raise UserError(f"--out {flag_out}: {out} is a file, not a folder: choose another --out")
-    if not folder.is_dir():
-        raise UserError(f"--out {flag_out}: {folder} is a file, not a folder: choose another "
-                        "--out")
+def check_run_folder(out):
+    """Refuse now, before the first run, a run folder its train.py could not make, or a
+    .NAME.partial a run may be writing."""
+    check_folder(out, "--out")
     partial = out.parent / f".{out.name}.partial"
     if partial.exists() or partial.is_symlink():
         raise UserError(f"{partial} exists: a train.py may be writing there; if none is, delete "
                         "it and run again")
-    try:
-        tempfile.TemporaryFile(dir=folder).close()
-    except OSError as e:
-        raise UserError(f"--out {flag_out}: {folder} takes no new files ({e.strerror or e}): "
-                        "choose another --out") from None
 
 
 @command
@@ -86,7 +73,7 @@ def main(argv=None):
     runs = [(version, seed, args.out / name.format(version, seed))
             for version in args.versions for seed in args.seed]
     for version, seed, out in runs:  # all checked before the first run
-        check_run_folder(out, args.out)
+        check_run_folder(out)
         check_flags(ROOT / version / "train.py", version, ["--seed", seed, "--data", args.data],
                     args.extra)
     print(f"data: {args.data} | seeds: {' '.join(map(str, args.seed))} | extra flags: "
