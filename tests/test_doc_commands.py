@@ -25,7 +25,7 @@ def commands(text):
     argvs = []
     for line in found:
         line = line.removeprefix("$ ")
-        for part in re.split(r"\s*(?:&&|;)\s*", line):
+        for part in re.split(r"\s*(?:&&|;|\|)\s*", line):  # the python part of a pipe too
             argv = shlex.split(part, comments=True)[1:] if part.startswith("python ") else []
             template = any(re.match(r"[<\[]|\.\.\.$", a) for a in argv)  # <version>, [...]
             if argv and argv[0].endswith(".py") and not template:

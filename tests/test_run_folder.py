@@ -112,3 +112,21 @@ def test_a_new_folder_is_made_only_by_a_run_that_saves(run, tiny_corpus, tmp_pat
     stop_on_call(monkeypatch, load("v1_bigram"), 1, None)
     assert run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "a" / "run"))[0] == 130
     assert list((tmp_path / "a").iterdir()) == []
+
+
+def test_a_closed_pipe_stops_the_run_as_ctrl_c_does(run, tiny_corpus, tmp_path, monkeypatch):
+    """`python train.py | head -2`: once head has gone, the next print fails; the run saves what
+    was trained instead of losing it."""
+    module, calls = load("v1_bigram"), [0]
+
+    def print_to_a_closed_pipe(*args, file=None, **kwargs):
+        if file is not None:  # stderr is still there
+            return print(*args, file=file, **kwargs)
+        calls[0] += 1
+        if calls[0] > 2:  # the parameter count and step 0 got through
+            raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+    monkeypatch.setattr(module, "print", print_to_a_closed_pipe, raising=False)
+    code, _, err = run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "run"))
+    assert code == 130 and "stopped at step 10" in err
+    assert torch.load(tmp_path / "run" / "ckpt.pt", weights_only=True)["step"] == 10

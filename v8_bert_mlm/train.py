@@ -598,7 +598,7 @@ def main(argv=None):
         try:
             train(model, splits, args, run)
             print(text := sample(model, chars, args))
-        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: keep what was trained, if anything
+        except (KeyboardInterrupt, BrokenPipeError):  # Ctrl-C, SIGTERM, | head: keep the run
             print(f"\nstopped at step {run.steps}", file=sys.stderr)
         if run.steps:
             save(run, model, chars, text)
