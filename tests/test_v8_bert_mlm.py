@@ -369,17 +369,53 @@ def lesson_definitions(version):
 # what v8 changes of v7's lesson; everything else it shares must stay v7's to the character
 CHANGED_FROM_V7 = {"block_size", "LIMITS", "read_data", "get_batch", "BertConfig",
                    "BertEmbeddings", "LanguageModel", "sample"}
+# what v8 only takes out of v7's: the parts a decoder needs (steps 06 and 07 of v8)
+REMOVED_FROM_V7 = {"BertSelfAttention": "cross-attention, the key/value cache",
+                   "BertAttention": "the same, passed on", "BertLayer": "cross-attention, the cache"}
+
+
+def code_tokens(source):
+    """source's tokens, without its layout, comments and docstrings."""
+    import io
+    import tokenize
+
+    skip = {tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT}
+    tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
+              if t.type not in skip]
+    return [t.string for i, t in enumerate(tokens)  # a docstring: a string right after a ':'
+            if not (t.type == tokenize.STRING and i and tokens[i - 1].string == ":")]
+
+
+def is_taken_from(short, long):
+    """Whether short is long with some items taken out, the rest in order."""
+    rest = iter(long)
+    return all(item in rest for item in short)
 
 
 def test_what_v8_does_not_change_is_v7s_to_the_character():
     """As transformers' `# Copied from` check (utils/check_copies.py) holds a copy to its
     original: each definition v8 shares with v7, BertLayer and its parts among them, is v7's
-    source exactly, unless it is one v8 declares changed (and then it must differ)."""
+    source exactly, unless v8 declares it changed (and then it must differ), or declares that it
+    only takes the decoder's parts out (and then its code is v7's with tokens removed, none added
+    or moved; comments and docstrings may say less)."""
     v7, v8_defs = lesson_definitions("v7_bert_layer"), lesson_definitions("v8_bert_mlm")
     shared = set(v7) & set(v8_defs)
     assert {"BertLayer", "BertSelfAttention", "BertOutput", "apply_chunking_to_forward"} <= shared
     for name in sorted(shared):
         if name in CHANGED_FROM_V7:
             assert v8_defs[name] != v7[name], f"{name} is v7's again: take it off the list"
+        elif name in REMOVED_FROM_V7:
+            ours, theirs = code_tokens(v8_defs[name]), code_tokens(v7[name])
+            assert len(ours) < len(theirs), f"{name} is v7's again: take it off the list"
+            assert is_taken_from(ours, theirs), f"v8's {name} adds to v7's, not only removes"
         else:
             assert v8_defs[name] == v7[name], f"v8's {name} differs from v7's"
+
+
+def test_the_removal_check_catches_an_addition():
+    v7 = lesson_definitions("v7_bert_layer")["BertLayer"]
+    assert is_taken_from(code_tokens(v7.replace("outputs = (layer_output,) + outputs", "")),
+                         code_tokens(v7))
+    assert not is_taken_from(code_tokens(v7.replace("(layer_output,) + outputs",
+                                                    "outputs + (layer_output,)")),
+                             code_tokens(v7))

@@ -63,9 +63,10 @@ def get_batch(data, args, generator):
     x = data[ix[:, None] + offsets]  # (B, T)
     chosen = choose_positions(x.shape, args, generator)  # (B, T)
     y = torch.where(chosen, x, -100)  # (B, T): the loss sees chosen positions only (-100: skip)
-    # of the chosen: 80% become the mask token (id 0), 10% a random character (drawn from the text,
-    # where BERT draws from its whole vocabulary) and 10% stay, so that the model cannot tell
-    # which of the characters it sees are tested
+    # of the chosen: 80% become the mask token (id 0), 10% a random character and 10% stay. The
+    # mask token never occurs when the model is used, and it cannot tell which characters are
+    # tested. The random one is drawn from the text, so by its frequency (BERT: uniform over its
+    # vocabulary); a fresh draw every batch, as RoBERTa's dynamic masking
     roll = torch.rand(x.shape, generator=generator)  # (B, T)
     noise = data[torch.randint(len(data), x.shape, generator=generator)]  # (B, T)
     x = torch.where(chosen & (roll < 0.8), 0, x)
@@ -92,8 +93,6 @@ class BertConfig:
     layer_norm_eps: float = 1e-12
     initializer_range: float = 0.02  # the std of BERT's initial weights
     chunk_size_feed_forward: int = 0  # 0: the FFN sees every position at once
-    is_decoder: bool = False
-    add_cross_attention: bool = False
 
 # HF's names: "gelu" is exact, x * Phi(x) with Phi the normal CDF; "gelu_new" is GPT-2's tanh form
 ACT2FN = {"gelu": nn.GELU(), "gelu_new": nn.GELU(approximate="tanh"), "relu": nn.ReLU(),
@@ -127,9 +126,8 @@ class BertEmbeddings(nn.Module):
         self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
 
-    def forward(self, input_ids, token_type_ids=None, past_key_values_length=0):
-        P, T = past_key_values_length, input_ids.shape[1]
-        positions = torch.arange(P, P + T, device=input_ids.device)  # (T,)
+    def forward(self, input_ids, token_type_ids=None):
+        positions = torch.arange(input_ids.shape[1], device=input_ids.device)  # (T,)
         if token_type_ids is None:
             token_type_ids = torch.zeros_like(input_ids)  # (B, T): all type 0
         x = self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)
@@ -137,7 +135,7 @@ class BertEmbeddings(nn.Module):
         return self.dropout(self.LayerNorm(x))  # (B, T, C)
 
 class BertSelfAttention(nn.Module):
-    """nh heads of scaled dot-product attention; keys and values from the encoder if crossing."""
+    """nh heads of scaled dot-product attention."""
 
     def __init__(self, config):
         super().__init__()
@@ -151,29 +149,16 @@ class BertSelfAttention(nn.Module):
         self.key = nn.Linear(config.hidden_size, self.all_head_size)
         self.value = nn.Linear(config.hidden_size, self.all_head_size)
         self.dropout = nn.Dropout(config.attention_probs_dropout_prob)
-        self.is_decoder = config.is_decoder
 
     def transpose_for_scores(self, x):
         x = x.view(*x.shape[:-1], self.num_attention_heads, self.attention_head_size)
         return x.transpose(1, 2)  # (B, T, nh, hs) -> (B, nh, T, hs)
 
     def forward(self, hidden_states, attention_mask=None, head_mask=None,
-                encoder_hidden_states=None, encoder_attention_mask=None, past_key_value=None,
                 output_attentions=False):
         q = self.transpose_for_scores(self.query(hidden_states))  # (B, nh, T, hs)
-        if encoder_hidden_states is not None:  # cross-attention: k and v of S encoder positions
-            attention_mask = encoder_attention_mask
-            if past_key_value is not None:  # the encoder's output does not change while decoding
-                k, v = past_key_value  # (B, nh, S, hs) each
-            else:
-                k = self.transpose_for_scores(self.key(encoder_hidden_states))  # (B, nh, S, hs)
-                v = self.transpose_for_scores(self.value(encoder_hidden_states))  # (B, nh, S, hs)
-        else:
-            k = self.transpose_for_scores(self.key(hidden_states))  # (B, nh, T, hs)
-            v = self.transpose_for_scores(self.value(hidden_states))  # (B, nh, T, hs)
-            if past_key_value is not None:  # decoding: the P earlier positions' keys and values
-                k = torch.cat([past_key_value[0], k], dim=2)  # (B, nh, S = P + T, hs)
-                v = torch.cat([past_key_value[1], v], dim=2)  # (B, nh, S, hs)
+        k = self.transpose_for_scores(self.key(hidden_states))  # (B, nh, T, hs)
+        v = self.transpose_for_scores(self.value(hidden_states))  # (B, nh, T, hs)
         scores = q @ k.transpose(-1, -2) * self.attention_head_size**-0.5  # (B, nh, T, S)
         if attention_mask is not None and attention_mask.dtype == torch.bool:  # sdpa: True = seen
             attention_mask = (~attention_mask).to(scores.dtype) * torch.finfo(scores.dtype).min
@@ -185,7 +170,7 @@ class BertSelfAttention(nn.Module):
         context = (probs @ v).transpose(1, 2)  # (B, T, nh, hs)
         context = context.reshape(*context.shape[:-2], self.all_head_size)  # (B, T, C)
         outputs = (context, probs) if output_attentions else (context,)
-        return outputs + ((k, v),) if self.is_decoder else outputs  # a decoder hands on its k and v
+        return outputs
 
 class BertSelfOutput(nn.Module):
     """Project the heads' output, dropout, then post-norm: LayerNorm(x + input_tensor)."""
@@ -209,12 +194,11 @@ class BertAttention(nn.Module):
         self.output = BertSelfOutput(config)
 
     def forward(self, hidden_states, attention_mask=None, head_mask=None,
-                encoder_hidden_states=None, encoder_attention_mask=None, past_key_value=None,
                 output_attentions=False):
-        self_outputs = self.self(hidden_states, attention_mask, head_mask, encoder_hidden_states,
-                                 encoder_attention_mask, past_key_value, output_attentions)
+        self_outputs = self.self(hidden_states, attention_mask, head_mask,
+                                 output_attentions)
         attention_output = self.output(self_outputs[0], hidden_states)  # (B, T, C)
-        return (attention_output,) + self_outputs[1:]  # then the probabilities, and k and v if any
+        return (attention_output,) + self_outputs[1:]  # then the probabilities
 
 class BertIntermediate(nn.Module):
     """The FFN's first half: C to intermediate_size, then the activation (a name, or a callable)."""
@@ -247,56 +231,27 @@ class BertOutput(nn.Module):
         return self.LayerNorm(hidden_states + input_tensor)  # (B, T, C)
 
 class BertLayer(nn.Module):
-    """Self-attention, cross-attention if the decoder has it, then the FFN, maybe in chunks."""
+    """Self-attention, then the FFN, maybe in chunks."""
 
     def __init__(self, config):
         super().__init__()
         self.chunk_size_feed_forward = config.chunk_size_feed_forward
         self.seq_len_dim = 1  # chunks are cut along T
         self.attention = BertAttention(config)
-        self.is_decoder = config.is_decoder
-        self.add_cross_attention = config.add_cross_attention
-        if self.add_cross_attention:
-            if not self.is_decoder:
-                raise ValueError(f"{self} should be used as a decoder model if cross attention is "
-                                 "added")
-            self.crossattention = BertAttention(config)
         self.intermediate = BertIntermediate(config)
         self.output = BertOutput(config)
 
     def forward(self, hidden_states, attention_mask=None, head_mask=None,
-                encoder_hidden_states=None, encoder_attention_mask=None, past_key_value=None,
                 output_attentions=False):
-        cross = encoder_hidden_states is not None
-        if cross and not hasattr(self, "crossattention"):
-            raise ValueError("encoder_hidden_states need cross-attention layers: build the layer "
-                             "with `config.add_cross_attention=True`")
-        if past_key_value is not None and len(past_key_value) != (4 if cross else 2):
-            raise ValueError(f"past_key_value holds {len(past_key_value)} tensors; this call needs "
-                             f"{4 if cross else 2}: self k, v (and cross k, v with encoder states)")
-        self_attn_past_key_value = past_key_value[:2] if past_key_value is not None else None
         self_attention_outputs = self.attention(hidden_states, attention_mask, head_mask,
-                                                output_attentions=output_attentions,
-                                                past_key_value=self_attn_past_key_value)
+                                                output_attentions=output_attentions)
         attention_output = self_attention_outputs[0]  # (B, T, C)
-        if self.is_decoder:
-            outputs = self_attention_outputs[1:-1]  # (self_attn_probs,) or ()
-            present_key_value = self_attention_outputs[-1]  # (self_k, self_v)
-        else:
-            outputs = self_attention_outputs[1:]
-        if cross:
-            cross_attn_past_key_value = past_key_value[-2:] if past_key_value is not None else None
-            cross_attention_outputs = self.crossattention(
-                attention_output, attention_mask, head_mask, encoder_hidden_states,
-                encoder_attention_mask, cross_attn_past_key_value, output_attentions)
-            attention_output = cross_attention_outputs[0]  # (B, T, C)
-            outputs = outputs + cross_attention_outputs[1:-1]  # + (cross_attn_probs,)
-            present_key_value = present_key_value + cross_attention_outputs[-1]  # + (cross k, v)
+        outputs = self_attention_outputs[1:]
         layer_output = apply_chunking_to_forward(self.feed_forward_chunk,  # (B, T, C)
                                                  self.chunk_size_feed_forward, self.seq_len_dim,
                                                  attention_output)
         outputs = (layer_output,) + outputs
-        return outputs + (present_key_value,) if self.is_decoder else outputs
+        return outputs
 
     def feed_forward_chunk(self, attention_output):
         intermediate_output = self.intermediate(attention_output)  # (B, T, intermediate_size)
@@ -360,20 +315,19 @@ class LanguageModel(nn.Module):
             vocab_size=vocab_size, hidden_size=n_embd, num_hidden_layers=n_layer,
             num_attention_heads=n_head, intermediate_size=intermediate_size, hidden_act=hidden_act,
             hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
-            max_position_embeddings=block_size, chunk_size_feed_forward=chunk_size_ff,
-            **config)  # is_decoder=False: no cache, no causal mask
+            max_position_embeddings=block_size, chunk_size_feed_forward=chunk_size_ff, **config)
         self.embeddings = BertEmbeddings(self.config)
         # encoder.layer.N, as in HF's BertModel: their weights load into ours, and ours into theirs
         layers = [BertLayer(self.config) for _ in range(n_layer)]
         self.encoder = nn.ModuleDict({"layer": nn.ModuleList(layers)})
         self.cls = BertOnlyMLMHead(self.config)  # cls.predictions, as in BertForMaskedLM
-        self.cls.predictions.decoder.weight = self.embeddings.word_embeddings.weight  # tied
+        # tied (Press and Wolf, 2017): one (V, C) matrix both reads characters in and scores them
+        self.cls.predictions.decoder.weight = self.embeddings.word_embeddings.weight
         self.apply(self._init_weights)
 
     def _init_weights(self, module):
         """BERT's initial weights, as HF's _init_weights: N(0, 0.02), biases 0 (LayerNorms start at
-        1 and 0 anyway). PyTorch's N(0, 1) embeddings, now also the decoder, would start the loss
-        near 13 instead of ln(vocab_size)."""
+        1 and 0 anyway), where PyTorch starts embeddings at N(0, 1)."""
         if isinstance(module, (nn.Linear, nn.Embedding)):
             module.weight.data.normal_(mean=0.0, std=self.config.initializer_range)
         if isinstance(module, nn.Linear) and module.bias is not None:
