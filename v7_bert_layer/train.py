@@ -331,23 +331,23 @@ class LanguageModel(nn.Module):
     @torch.no_grad()
     def generate(self, idx, max_new_tokens, greedy=False, use_cache=True):
         """Extend idx (B, T) by max_new_tokens characters, sampled (greedy: the most likely)."""
-        # one-position steps need not fill a chunk, and chunks change no result: run unchunked
+        # one-position steps cannot fill a chunk, and chunks change no result: run unchunked
         for layer in self.encoder.layer:
             layer.chunk_size_feed_forward = 0
-        try:
-            cache, n_cached = [], 0
-            for _ in range(max_new_tokens):
-                if use_cache and idx.shape[1] <= self.block_size:  # feed only what is new
-                    logits, _ = self(idx[:, n_cached:], past_key_values=cache)  # (B, T', V)
-                    n_cached = idx.shape[1]
-                else:  # past the last position embedding: the last block_size characters, as in v6
-                    logits, _ = self(idx[:, -self.block_size:])  # (B, T', vocab_size)
-                probs = F.softmax(logits[:, -1, :], dim=-1)  # (B, vocab_size): the next character's
-                idx_next = probs.argmax(-1, keepdim=True) if greedy else probs.multinomial(1)
-                idx = torch.cat((idx, idx_next), dim=1)  # (B, T + 1)
-        finally:
-            for layer in self.encoder.layer:
-                layer.chunk_size_feed_forward = self.config.chunk_size_feed_forward
+        cache, n_cached = [], 0
+        for _ in range(max_new_tokens):
+            # positions are absolute: past block_size there is no embedding for the next one, so
+            # the window slides, as in v6, and every cached key would sit at a wrong position
+            if use_cache and idx.shape[1] <= self.block_size:  # feed only what is new
+                logits, _ = self(idx[:, n_cached:], past_key_values=cache)  # (B, T', V)
+                n_cached = idx.shape[1]
+            else:  # the last block_size characters, recomputed
+                logits, _ = self(idx[:, -self.block_size:])  # (B, T', vocab_size)
+            probs = F.softmax(logits[:, -1, :], dim=-1)  # (B, vocab_size): the next character's
+            idx_next = probs.argmax(-1, keepdim=True) if greedy else probs.multinomial(1)
+            idx = torch.cat((idx, idx_next), dim=1)  # (B, T + 1)
+        for layer in self.encoder.layer:  # and as configured again
+            layer.chunk_size_feed_forward = self.config.chunk_size_feed_forward
         return idx
 
 # ------------------------------------------------------------------ training
