@@ -11,9 +11,19 @@ ZH_DOCS = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("**/*.zh-CN.md")
                  if not {"runs", ".pytest_cache"} & set(p.parts))
 # a term the docs settled on, and the other words for the same idea they no longer use
 TERMS = {
-    "残差连接": ["残差通路", "跳跃连接", "残差流", "恒等通路", "残差路径"],
-    "层归一化": ["层规范化", "层标准化"],
+    "残差连接": ["残差通路", "跳跃连接", "恒等通路", "残差路径"],
+    "层规范化": ["层归一化", "层标准化"],
+    "批量规范化": ["批归一化", "批量归一化"],
+    "前置规范化": ["前归一化", "前置归一化"],
+    "后置规范化": ["后归一化", "后置归一化"],
     "掩蔽语言模型": ["掩码语言模型", "遮蔽语言模型", "遮盖语言模型"],
+    "掩蔽": ["遮住", "遮掉", "遮盖"],
+    "掩蔽词元": ["掩码词元"],
+    "词元": ["令牌"],
+    "提示词": ["提示文本", "提示语"],
+    "上下文长度": ["块大小"],
+    "分段": ["分块"],
+    "输出层": ["输出头", "语言模型头"],
 }
 
 
@@ -28,9 +38,22 @@ def test_one_term_per_idea(doc):
     for term, others in TERMS.items():
         used = [w for w in others if w in text]
         assert not used, f"{doc} writes {used} for {term}"
-    # the module's name stays in code; the prose says 层归一化
+    # the module's name stays in code; the prose says 层规范化
     assert "LayerNorm" not in text.replace("BertSelfOutput.LayerNorm", ""), (
-        f"{doc} says LayerNorm in its prose: write 层归一化 (the module name goes in backticks)")
+        f"{doc} says LayerNorm in its prose: write 层规范化 (the module name goes in backticks)")
+    # HF's `decoder` in the masked-LM head is an output projection, not a Transformer decoder
+    assert "解码器（decoder" not in text and "解码器（`decoder" not in text, (
+        f"{doc}: the head's `decoder` is 输出投影, not 解码器")
+
+
+@pytest.mark.parametrize("doc", ZH_DOCS)
+def test_each_doc_ends_with_a_short_summary(doc):
+    """小结: the doc's last section, two or three lines of prose."""
+    text = (ROOT / doc).read_text(encoding="utf-8").rstrip()
+    head, _, last = text.rpartition("\n## ")
+    assert head and last.startswith("小结"), f"{doc} does not end with ## 小结"
+    lines = [line for line in last.splitlines()[1:] if line.strip()]
+    assert 1 <= len(lines) <= 3, f"{doc}: its 小结 has {len(lines)} lines: write 2 or 3"
 
 
 @pytest.mark.parametrize("doc", ZH_DOCS)

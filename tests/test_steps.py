@@ -296,11 +296,12 @@ def test_a_failed_or_stopped_training_leaves_the_last_whole_one(stop, code, said
 # the same seed, each gives the step before's logits and gradients bit for bit, so a run repeats
 # the step before's losses exactly (tools/steps.py --train shows it for v7's step 4 against v6).
 # A "rename" step must be one of them.
-UNCHANGED = {"v6_block": ["05-dropout"],
+UNCHANGED = {"v6_block": ["06-dropout"],
              "v7_bert_layer": ["01-config", "02-rename-attention", "03-hf-ffn", "04-hf-layer",
-                               "08-chunked-ffn", "09-additive-mask", "10-kv-layers", "11-kv-cache",
+                               "08-additive-mask", "09-kv-layers", "10-kv-cache", "11-chunked-ffn",
                                "12-cross-attention", "13-hf-interface"],
-             "v8_bert_mlm": ["02-no-cache", "07-fill-in"]}
+             "v8_bert_mlm": ["04-fill-in", "05-fill-in-prompt", "06-no-cross-attention",
+                             "07-no-cache"]}
 # Where each v6 weight lives once v7's steps have rebuilt v6 in HF's module tree (step 04)
 V6_TO_HF = [(r"^token_embedding_table\.", "embeddings.word_embeddings."),
             (r"^position_embedding_table\.", "embeddings.position_embeddings."),
@@ -359,3 +360,23 @@ def test_v6_weights_mapped_into_hf_names_give_the_same_logits(intermediates):
                                   num_attention_heads=3, intermediate_size=48)).state_dict()
     ours = {k for k in mapped if not re.search(r"tril|^ln_f\.|^lm_head\.", k)}
     assert ours <= set(theirs), sorted(ours - set(theirs))
+
+
+def test_v4s_list_of_heads_and_its_batched_heads_are_one_function(intermediates):
+    """Step 05's nn.ModuleList of Heads joined by torch.cat, and step 06's one Linear per q, k, v
+    for all heads: given the same weights, the same output."""
+    names = [name for name, _ in steps.step_patches("v4_multihead")]
+    listed = intermediates["v4_multihead", names.index("05-heads-list") + 1]
+    batched = intermediates["v4_multihead", names.index("06-heads-batched") + 1]
+    torch.manual_seed(0)
+    heads = listed.MultiHeadAttention(12, 3, 5)  # C = 12, nh = 3, hs = 4, T = 5
+    one = batched.MultiHeadAttention(12, 3, 5)
+    for name in ("query", "key", "value"):  # head h's rows are rows h * hs .. (h + 1) * hs
+        weight = torch.cat([getattr(h, name).weight for h in heads.heads], dim=0)  # (C, C)
+        getattr(one, name).weight.data.copy_(weight)
+    x = torch.randn(2, 5, 12)
+    a, b = heads(x), one(x)
+    assert a.shape == b.shape == (2, 5, 12)
+    assert torch.allclose(a, b, atol=1e-6), (a - b).abs().max()
+    one.query.weight.data[0, 0] += 1.0  # and the check can fail
+    assert not torch.allclose(heads(x), one(x), atol=1e-6)

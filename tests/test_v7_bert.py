@@ -484,3 +484,45 @@ def test_generate_leaves_the_chunk_size_as_it_found_it_even_when_interrupted(mon
     with pytest.raises(KeyboardInterrupt):
         model.generate(torch.randint(11, (B, 2)), 10)
     assert [layer.chunk_size_feed_forward for layer in model.encoder.layer] == [3, 3]
+
+
+def test_the_key_bias_changes_no_output_and_gets_no_gradient():
+    """q . (k_j + b_k) = q . k_j + q . b_k: the same q . b_k in every score of a row, which the
+    softmax cancels. So the key bias cannot change the output, and its gradient is zero up to
+    float rounding, while the query's and value's are not."""
+    torch.manual_seed(0)
+    model = v7.LanguageModel(11, block_size=T, n_embd=C, n_head=NH, n_layer=2, intermediate_size=I)
+    idx, targets = torch.randint(0, 11, (B, T)), torch.randint(0, 11, (B, T))
+    logits, loss = model(idx, targets)
+    loss.backward()
+    attn = model.encoder.layer[0].attention.self
+    for b in (attn.query.bias, attn.key.bias, attn.value.bias):
+        assert b.grad is not None
+    assert attn.key.bias.grad.abs().max() < 1e-6 * attn.query.bias.grad.abs().max()
+    assert attn.value.bias.grad.abs().max() > 1e-3 * attn.query.bias.grad.abs().max()
+    with torch.no_grad():
+        for layer in model.encoder.layer:
+            layer.attention.self.key.bias.add_(torch.randn(C))
+        moved = model(idx)[0]
+    assert torch.allclose(moved, logits, atol=1e-5)
+    with torch.no_grad():
+        attn.query.bias.add_(torch.randn(C))  # a query bias does change the scores
+    assert not torch.allclose(model(idx)[0], logits, atol=1e-5)
+
+
+def test_the_key_bias_gradient_at_v7s_defaults_is_rounding():
+    """The figure v7's doc quotes: at the defaults, on one batch of tinyplays, the largest key-bias
+    gradient of each layer is about 1e-10, the query bias's about 1e-3."""
+    import argparse
+    import math
+
+    chars, splits = v7.read_data(ROOT / "data" / "tinyplays.txt")
+    torch.manual_seed(1337)
+    model = v7.LanguageModel(len(chars))
+    args = argparse.Namespace(block_size=v7.block_size, batch_size=v7.batch_size, device="cpu")
+    x, y = v7.get_batch(splits["train"], args, torch.Generator().manual_seed(0))
+    model(x, y)[1].backward()
+    for layer in model.encoder.layer:
+        attn = layer.attention.self
+        assert round(math.log10(attn.key.bias.grad.abs().max().item())) == -10
+        assert round(math.log10(attn.query.bias.grad.abs().max().item())) == -3
