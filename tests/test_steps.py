@@ -154,7 +154,7 @@ def test_the_tool_writes_every_step(written):
     (["v4_multihead", "--seed", "1", "1"], "give different seeds"),
     (["v4_multihead", "--seed", "-1"], "argument --seed: -1 is not from 0"),
     (["v4_multihead", "--jobs", "0"], "--jobs must be from 1 to"),
-    (["v4_multihead", "--first", "5"], "--first 5 --last 4: v4_multihead's steps are 0 to 4"),
+    (["v4_multihead", "--first", "7"], "--first 7 --last 6: v4_multihead's steps are 0 to 6"),
     (["v4_multihead", "--first", "3", "--last", "2"], "--first 3 --last 2"),
     (["v4_multihead", "--", "--lr", "99"], "flags after -- need --train: --lr 99"),
     (["v4_multihead", "--train", "--", "--seed", "3"], "--seed after -- is this tool's own"),
@@ -266,7 +266,7 @@ def test_train_tabulates_plots_and_moves_in_a_whole_training(written, tiny_corpu
         assert [float(row["val_min"]), float(row["val_max"])] == pytest.approx(each, abs=5e-5)
     assert len({r["params"] for r in rows[3:]}) == 1, "one head and four: the same parameters"
     assert (written / "trained" / "steps.png").stat().st_size > 0
-    assert (written / "trained" / "04-multi-head" / "seed2" / "ckpt.pt").is_file()
+    assert (written / "trained" / "06-heads-batched" / "seed2" / "ckpt.pt").is_file()
     assert not (written / ".trained.partial").exists()
 
 
@@ -300,7 +300,7 @@ UNCHANGED = {"v6_block": ["06-dropout"],
              "v7_bert_layer": ["01-config", "02-rename-attention", "03-hf-ffn", "04-hf-layer",
                                "08-additive-mask", "09-kv-layers", "10-kv-cache", "11-chunked-ffn",
                                "12-cross-attention", "13-hf-interface"],
-             "v8_bert_mlm": ["04-fill-in", "05-fill-in-prompt", "06-no-cross-attention",
+             "v8_bert_mlm": ["02-fill-in", "05-fill-in-prompt", "06-no-cross-attention",
                              "07-no-cache"]}
 # Where each v6 weight lives once v7's steps have rebuilt v6 in HF's module tree (step 04)
 V6_TO_HF = [(r"^token_embedding_table\.", "embeddings.word_embeddings."),

@@ -390,7 +390,7 @@ def train(model, splits, args, log):
         log.step(step, loss)  # stops the run if the loss is not a number
 
 # ------------------------------------------------------------------ generation
-# BERT does not write left to right: it fills in blanks, all at once, from both sides
+# a masked-LM does not write left to right: it fills in blanks, all at once
 def fill_in(model, ids):
     """ids (B, T) with the mask token (0) at the blanks: the most likely character at each blank,
     and the three most likely there with their probabilities."""
