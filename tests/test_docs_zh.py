@@ -23,7 +23,7 @@ TERMS = {
     "提示词": ["提示文本", "提示语"],
     "上下文长度": ["块大小"],
     "分段": ["分块"],
-    "输出层": ["输出头", "语言模型头"],
+    "输出层": ["输出头"],
 }
 
 
@@ -41,6 +41,8 @@ def test_one_term_per_idea(doc):
     # the module's name stays in code; the prose says 层规范化
     assert "LayerNorm" not in text.replace("BertSelfOutput.LayerNorm", ""), (
         f"{doc} says LayerNorm in its prose: write 层规范化 (the module name goes in backticks)")
+    # `lm_head` is 输出层; 掩蔽语言模型头 is the masked-LM head, `cls`
+    assert not re.search(r"(?<!掩蔽)语言模型头", text), f"{doc}: `lm_head` is 输出层"
     # HF's `decoder` in the masked-LM head is an output projection, not a Transformer decoder
     assert "解码器（decoder" not in text and "解码器（`decoder" not in text, (
         f"{doc}: the head's `decoder` is 输出投影, not 解码器")
