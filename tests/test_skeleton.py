@@ -22,8 +22,10 @@ LESSON_BUDGET = {"v1_bigram": 130, "v4_multihead": 175, "v5_ffn": 190, "v6_block
                  "v7_bert_layer": 470, "v8_bert_mlm": 520}
 PLUMBING_BUDGET = 130  # the command line, the input checks and the run folder, read once
 # changed lines that `diff -u` prints against the version before (v7 rebuilds HF's BertLayer)
+# v8's grew from 214 by the decoder-only code it takes out of v7 (cross-attention, the layers'
+# cache) and the lines those removals shorten, and by two comment lines: 80/10/10's reasons, the tie
 MAX_CHANGED_LINES = {"v4_multihead": 120, "v5_ffn": 30, "v6_block": 75, "v7_bert_layer": 377,
-                     "v8_bert_mlm": 214}
+                     "v8_bert_mlm": 284}
 # the lecture's imports, in its order; v7 and v8 add dataclass for BertConfig
 FIRST_IMPORTS = ["import torch", "import torch.nn as nn", "from torch.nn import functional as F"]
 

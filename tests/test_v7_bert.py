@@ -470,19 +470,20 @@ def test_the_model_refuses_more_positions_than_it_has():
         model(torch.randint(11, (B, 7)))
 
 
-def test_generate_leaves_the_chunk_size_as_it_found_it_even_when_interrupted(monkeypatch):
+def test_generate_runs_unchunked_and_leaves_the_chunk_size_as_it_found_it():
+    """One-position steps cannot fill a chunk: generate runs every layer unchunked, then puts the
+    chunk size back. (An interrupted generate leaves it at 0, which changes no result: the chunked
+    step keeps the cached loop as step 10 wrote it, without a try block around it.)"""
     model = small_lm(chunk_size_ff=3)
-    forward, calls = model.forward, []
+    seen, forward = [], model.forward
 
-    def interrupted(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
+    def watched(*args, **kwargs):
+        seen.append([layer.chunk_size_feed_forward for layer in model.encoder.layer])
         return forward(*args, **kwargs)
 
-    monkeypatch.setattr(model, "forward", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        model.generate(torch.randint(11, (B, 2)), 10)
+    model.forward = watched
+    model.generate(torch.randint(11, (B, 2)), 10)
+    assert seen and all(sizes == [0, 0] for sizes in seen)
     assert [layer.chunk_size_feed_forward for layer in model.encoder.layer] == [3, 3]
 
 

@@ -371,7 +371,8 @@ CHANGED_FROM_V7 = {"block_size", "LIMITS", "read_data", "get_batch", "BertConfig
                    "BertEmbeddings", "LanguageModel", "sample"}
 # what v8 only takes out of v7's: the parts a decoder needs (steps 06 and 07 of v8)
 REMOVED_FROM_V7 = {"BertSelfAttention": "cross-attention, the key/value cache",
-                   "BertAttention": "the same, passed on", "BertLayer": "cross-attention, the cache"}
+                   "BertAttention": "the same, passed on",
+                   "BertLayer": "cross-attention, the cache"}
 
 
 def code_tokens(source):
