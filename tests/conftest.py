@@ -104,6 +104,18 @@ def trained(tiny_corpus, tmp_path_factory):
     return folders
 
 
+@pytest.fixture
+def full_disk_savefig(monkeypatch):
+    """matplotlib's savefig writes half a PNG, then the disk is full."""
+    from matplotlib.figure import Figure
+
+    def half_then_full(self, path, **kwargs):
+        open(path, "wb").write(b"\x89PNG half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Figure, "savefig", half_then_full)
+
+
 def marked_line(text, marker):
     """[the line a `<!-- marker -->` comment introduces, for each one in text]: the rest of the
     comment's own line, or if that is blank, the next line that is not."""

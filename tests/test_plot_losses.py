@@ -112,17 +112,10 @@ def test_a_loss_that_is_not_a_number_is_refused_not_drawn(tmp_path, call, drawn)
     assert drawn == [] and not (tmp_path / "x.png").exists()
 
 
-def test_a_full_disk_leaves_the_old_plot(tmp_path, call, monkeypatch):
-    from matplotlib.figure import Figure
-
+def test_a_full_disk_leaves_the_old_plot(tmp_path, call, full_disk_savefig):
     out = tmp_path / "x.png"
     out.write_bytes(b"the old plot")
 
-    def half_then_full(self, path, **kwargs):
-        open(path, "wb").write(b"\x89PNG half")
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(Figure, "savefig", half_then_full)
     result = call(write_metrics(tmp_path / "run", ROWS), "-o", out)
     assert_one_line_error(result, f"cannot write {out} (No space left on device)")
     assert out.read_bytes() == b"the old plot" and sorted(p.name for p in tmp_path.iterdir()) == [

@@ -198,17 +198,10 @@ def test_bad_input_is_one_line_and_writes_nothing(make_run, prompt, make_output,
     assert sorted(tmp_path.rglob("*")) == before
 
 
-def test_a_full_disk_leaves_the_old_picture(runs, tmp_path, call, monkeypatch):
-    from matplotlib.figure import Figure
-
+def test_a_full_disk_leaves_the_old_picture(runs, tmp_path, call, full_disk_savefig):
     output = tmp_path / "x.png"
     output.write_bytes(b"the old picture")
 
-    def half_then_full(self, path, **kwargs):
-        open(path, "wb").write(b"\x89PNG half")
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(Figure, "savefig", half_then_full)
     result = call(runs["v4_multihead"], "--prompt", "MA", "-o", output)
     assert_one_line_error(result, f"cannot write {output} (No space left on device)")
     assert output.read_bytes() == b"the old picture" and len(list(tmp_path.iterdir())) == 1
