@@ -20,6 +20,20 @@ CAUSAL_VERSIONS = VERSIONS[:-1]
 load = functools.cache(load_train)
 
 
+def repo_docs(pattern):
+    """The repository's Markdown files matching pattern, as paths relative to ROOT: not those in
+    runs/, in hidden folders (.git, .venv, .pytest_cache) or in a virtual environment by any name
+    (a folder with a pyvenv.cfg), where installed packages bring Markdown of their own."""
+    found = []
+    for path in ROOT.glob(pattern):
+        rel = path.relative_to(ROOT)
+        folders = [ROOT.joinpath(*rel.parts[:i]) for i in range(1, len(rel.parts))]
+        if rel.parts[0] != "runs" and not any(part.startswith(".") for part in rel.parts) \
+                and not any((f / "pyvenv.cfg").exists() for f in folders):
+            found.append(str(rel))
+    return sorted(found)
+
+
 def load_tool(name):
     """The module tools/<name>.py, imported afresh."""
     return import_path(ROOT / "tools" / f"{name}.py", f"tool_{name}")

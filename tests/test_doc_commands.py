@@ -8,9 +8,9 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, VERSIONS, call_main, import_path, load, tiny_args
+from conftest import ROOT, VERSIONS, call_main, import_path, load, repo_docs, tiny_args
 
-DOCS = sorted({*ROOT.glob("*.md"), *ROOT.glob("*/README*.md")})
+DOCS = [ROOT / doc for doc in sorted({*repo_docs("*.md"), *repo_docs("*/README*.md")})]
 TINY = ["--max-iters", "2", "--eval-interval", "1", "--eval-iters", "1", "--batch-size", "2",
         "--sample-chars", "5"]  # last on the line: argparse keeps a flag's last value
 
@@ -80,11 +80,13 @@ def test_each_train_command_runs(doc, argv, trained, tiny_corpus, tmp_path, caps
         out = tmp_path / "run"
         shutil.copytree(trained[version], out)
         flags += ["--out", out, "--data", tiny_corpus, "--sample-chars", 5]
-    else:  # the tiny corpus in place of the doc's text
-        if "--data" in flags:
-            del flags[flags.index("--data"):flags.index("--data") + 2]
+    else:  # the tiny corpus in place of the doc's text, a folder of the test's own for --out
+        for flag in ("--data", "--out"):  # never the repository's runs/: they may be yours
+            if flag in flags:
+                del flags[flags.index(flag):flags.index(flag) + 2]
         flags = tiny_args(tiny_corpus, tmp_path / "run", *flags) + TINY
     if version != "v1_bigram" and "--block-size" not in argv and "--generate" not in flags:
         flags += ["--block-size", load(version).block_size]
     code = call_main(load(version), flags)
     assert code == 0, (doc, argv, capsys.readouterr().err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"], "the run went elsewhere"

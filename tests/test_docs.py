@@ -42,7 +42,7 @@ import pytest
 import torch
 
 from conftest import (CAUSAL_VERSIONS, ROOT, VERSIONS, load, load_tool, marked_line, n_params,
-                      reference_results)
+                      reference_results, repo_docs)
 
 DOCS = [(v, name) for v in VERSIONS for name in ("README.md", "README.zh-CN.md")]
 steps_tool = load_tool("steps")
@@ -192,8 +192,7 @@ def test_one_head_by_hand_is_what_the_code_computes(name):
         torch.testing.assert_close(values[key], expected, rtol=0, atol=5e-3, msg=key)
 
 
-MARKDOWN = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("**/*.md")
-                  if not {"runs", ".pytest_cache"} & set(p.parts))
+MARKDOWN = repo_docs("**/*.md")
 
 
 @pytest.mark.parametrize("doc", MARKDOWN)

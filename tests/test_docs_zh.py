@@ -5,10 +5,9 @@ import re
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, repo_docs
 
-ZH_DOCS = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("**/*.zh-CN.md")
-                 if not {"runs", ".pytest_cache"} & set(p.parts))
+ZH_DOCS = repo_docs("**/*.zh-CN.md")
 # a term the docs settled on, and the other words for the same idea they no longer use
 TERMS = {
     "残差连接": ["残差通路", "跳跃连接", "恒等通路", "残差路径"],
