@@ -1,7 +1,10 @@
-"""A run folder always holds one whole run. Whatever arrives (Ctrl-C or SIGTERM, a NaN, a full
-disk, a second run), what the folder held stays, or the new run replaces it whole. The plumbing
-is the same in every version: v1 and v8, the smallest and the largest lesson, stand for all."""
+"""A run folder always holds one whole run, and a folder that holds no run is never written.
+Whatever arrives (Ctrl-C or SIGTERM anywhere, a closed pipe, a NaN, a full disk, a second run, a
+symlink, data deleted mid-run), what the folder held stays, or the new run replaces it whole. The
+plumbing is the same in every version: v1 and v8, the smallest and the largest lesson, stand for
+all of them."""
 import errno
+import io
 import os
 import pathlib
 import shutil
@@ -38,6 +41,11 @@ def copy_of(trained, version, tmp_path):
     return out, folder_bytes(out)
 
 
+def no_training(monkeypatch, version):
+    monkeypatch.setattr(load(version), "train", lambda *args: pytest.fail("it trained"))
+
+
+# ------------------------------------------------------------------ stopped, failed, refused
 @pytest.mark.parametrize("version", ENDS)
 @pytest.mark.parametrize("how", [None, signal.SIGTERM])
 def test_a_rerun_stopped_before_its_first_step_leaves_the_old_run(version, how, run, trained,
@@ -46,7 +54,7 @@ def test_a_rerun_stopped_before_its_first_step_leaves_the_old_run(version, how, 
     out, before = copy_of(trained, version, tmp_path)
     stop_on_call(monkeypatch, load(version), 1, how)  # in the first loss estimate
     code, _, err = run(version, tiny_args(tiny_corpus, out, "--seed", 5))
-    assert code == 130 and "stopped at step 0" in err
+    assert code == 130 and err == "stopped at step 0: nothing was written\n"
     assert folder_bytes(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"], "nothing left beside it"
 
@@ -59,12 +67,28 @@ def test_ctrl_c_or_sigterm_mid_run_saves_what_was_trained_whole(version, how, ru
     out, _ = copy_of(trained, version, tmp_path)
     stop_on_call(monkeypatch, load(version), 2 * 4 + 5 + 1, how)  # at step 5
     code, _, err = run(version, tiny_args(tiny_corpus, out, "--seed", 5))
-    assert code == 130 and "stopped at step 5" in err
+    assert code == 130 and err == f"stopped at step 5: saved in {out}\n"
     assert torch.load(out / "ckpt.pt", weights_only=True)["step"] == 5
-    assert (out / "metrics.csv").read_text().splitlines()[1:] != []
     assert [r.split(",")[0] for r in (out / "metrics.csv").read_text().splitlines()] == ["step",
                                                                                          "0"]
     assert "stopped" in (out / "sample.txt").read_text(), "the old run's sample must not stay"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+
+
+@pytest.mark.parametrize("where", ["read_data", "LanguageModel", "sample"])
+def test_ctrl_c_while_the_data_loads_or_the_model_is_built_writes_nothing(where, run, trained,
+                                                                          tiny_corpus, tmp_path,
+                                                                          monkeypatch):
+    out, before = copy_of(trained, "v4_multihead", tmp_path)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(load("v4_multihead"), where, interrupted)
+    code, _, err = run("v4_multihead", tiny_args(tiny_corpus, out))
+    assert (code, err) == (130, "stopped at step 0: nothing was written\n")
+    assert folder_bytes(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
 
 
 @pytest.mark.parametrize("version", ENDS)
@@ -78,6 +102,7 @@ def test_a_nan_stops_the_run_in_one_line_and_leaves_the_old_run(version, run, tr
     assert_one_line_error(run(version, tiny_args(tiny_corpus, out)), "the loss became nan",
                           "lower --lr")
     assert folder_bytes(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
 
 
 @pytest.mark.parametrize("version", ENDS)
@@ -88,23 +113,170 @@ def test_a_full_disk_leaves_the_old_run(version, run, trained, tiny_corpus, tmp_
 
     def write_text(self, *args, **kwargs):
         if self.name == "sample.txt":  # the last file written aside
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(pathlib.Path, "write_text", write_text)
     assert_one_line_error(run(version, tiny_args(tiny_corpus, out, "--seed", 3)),
-                          "No space left on device")
+                          "No space left on device", "--out is as it was")
     assert folder_bytes(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
 
 
 def test_a_second_run_into_a_folder_being_written_is_refused(run, trained, tiny_corpus,
-                                                             tmp_path):
+                                                             tmp_path, monkeypatch):
     out, before = copy_of(trained, "v4_multihead", tmp_path)
     (tmp_path / ".run.partial").mkdir()  # what a run writing there holds
+    no_training(monkeypatch, "v4_multihead")
     assert_one_line_error(run("v4_multihead", tiny_args(tiny_corpus, out)),
-                          "cannot create", ".run.partial", "File exists", "delete it")
+                          "cannot make", ".run.partial", "File exists", "delete it")
     assert folder_bytes(out) == before and (tmp_path / ".run.partial").is_dir()
+
+
+def test_two_names_of_one_folder_are_one_run_at_a_time(run, trained, tiny_corpus, tmp_path,
+                                                        monkeypatch):
+    """--out conc and --out conclink (a symlink to it): the second is refused while the first
+    runs, and a run through the link writes the folder the link names, the link kept."""
+    out, before = copy_of(trained, "v1_bigram", tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    link = tmp_path / "elsewhere" / "link"
+    link.symlink_to(out)
+    (tmp_path / ".run.partial").mkdir()  # the first run, writing
+    assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, link)), ".run.partial")
+    assert folder_bytes(out) == before
+    (tmp_path / ".run.partial").rmdir()
+    seen = []  # where the run is written while it trains: beside the folder, not the link
+    stop_on_call(monkeypatch, load("v1_bigram"), 10, None)
+    real = load("v1_bigram").get_batch
+    monkeypatch.setattr(load("v1_bigram"), "get_batch", lambda *a: seen.append(
+        sorted(p.name for p in tmp_path.iterdir())) or real(*a))
+    code, _, err = run("v1_bigram", tiny_args(tiny_corpus, link, "--seed", 9))
+    assert (code, err) == (130, f"stopped at step 1: saved in {out}\n")
+    assert seen[0] == [".run.partial", "elsewhere", "run"]
+    assert link.is_symlink() and os.readlink(link) == str(out)
+    assert torch.load(out / "ckpt.pt", weights_only=True)["step"] == 1
+
+
+def test_a_symlink_to_a_missing_folder_gets_the_run_there(run, tiny_corpus, tmp_path):
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "usb" / "run")  # a disk not mounted yet: the folder is made
+    assert run("v1_bigram", tiny_args(tiny_corpus, link))[0] == 0
+    assert link.is_symlink() and sorted(os.listdir(tmp_path / "usb" / "run")) == [
+        "ckpt.pt", "metrics.csv", "sample.txt"]
+
+
+def refusals(tmp_path, trained, monkeypatch):
+    """{case: (--out, extra flags)}: folders a run must not go into."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my notes")
+    mixed = tmp_path / "mixed"
+    shutil.copytree(trained["v1_bigram"], mixed)
+    (mixed / "notes.txt").write_text("my notes")
+    with_data = tmp_path / "with_data"
+    shutil.copytree(trained["v1_bigram"], with_data)
+    (tmp_path / "empty_here").mkdir()
+    monkeypatch.chdir(tmp_path / "empty_here")
+    (tmp_path / "file").write_text("mine")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    return {"a folder of the user's": (mine, []), "a run folder with a file of the user's": (
+        mixed, []), "an unset shell variable": ("", []), "the current folder": (".", []),
+        "the folder that holds --data": (with_data, ["--data", with_data / "sample.txt"]),
+        "the source folder": (ROOT / "v1_bigram", []), "the repository": (ROOT, []),
+        "a file": (tmp_path / "file", []), "a symlink loop": (tmp_path / "loop", [])}
+
+
+@pytest.mark.parametrize("case", ["a folder of the user's", "a run folder with a file of the "
+                                  "user's", "an unset shell variable", "the current folder",
+                                  "the folder that holds --data", "the source folder",
+                                  "the repository", "a file", "a symlink loop"])
+def test_a_folder_that_holds_no_run_is_refused_before_any_work(case, run, trained, tiny_corpus,
+                                                                tmp_path, monkeypatch):
+    out, extra = refusals(tmp_path, trained, monkeypatch)[case]
+    watched = [p for p in [tmp_path, ROOT / "v1_bigram"] if p.is_dir()]
+    before = {p: folder_bytes(p) for p in watched}
+    no_training(monkeypatch, "v1_bigram")
+    flags = tiny_args(tiny_corpus, out, *extra)
+    if extra:  # --data given twice: the second counts
+        flags = flags[2:] + ["--data", str(extra[1])]
+    assert_one_line_error(run("v1_bigram", flags), "--out")
+    assert {p: folder_bytes(p) for p in watched} == before
+
+
+def test_a_mount_point_is_refused_before_any_work(run, trained, tiny_corpus, tmp_path,
+                                                  monkeypatch):
+    """A Docker volume, a USB disk: the folder cannot be moved aside, so no run is swapped in."""
+    out, before = copy_of(trained, "v1_bigram", tmp_path)
+    real = os.path.ismount
+    monkeypatch.setattr(os.path, "ismount", lambda p: str(p) == str(out) or real(p))
+    no_training(monkeypatch, "v1_bigram")
+    assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, out)), "mount point",
+                          str(out / "run"))
+    assert folder_bytes(out) == before
+
+
+# ------------------------------------------------------------------ the save itself
+@pytest.mark.parametrize("version", ENDS)
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_the_save_waits_until_the_run_is_whole(version, how, run, trained,
+                                                                tiny_corpus, tmp_path,
+                                                                monkeypatch):
+    """Ctrl-C or SIGTERM between the two renames of the swap, where one run's files could meet
+    another's: the save finishes, and the folder holds the new run, whole."""
+    out, _ = copy_of(trained, version, tmp_path)
+    real, calls = os.replace, []
+
+    def replace(a, b):
+        calls.append((a, b))
+        real(a, b)
+        if len(calls) == 1:
+            os.kill(os.getpid(), how)
+
+    monkeypatch.setattr(os, "replace", replace)
+    code, _, err = run(version, tiny_args(tiny_corpus, out, "--seed", 4))
+    assert (code, err) == (0, "") and len(calls) == 2
+    ckpt = torch.load(out / "ckpt.pt", weights_only=True)
+    assert ckpt["step"] == 30 and ckpt["hyperparameters"]["seed"] == 4
+    assert (out / "metrics.csv").read_text().count("\n") == 5
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+
+
+def test_a_swap_that_fails_half_way_puts_the_old_run_back(run, trained, tiny_corpus, tmp_path,
+                                                           monkeypatch):
+    out, before = copy_of(trained, "v1_bigram", tmp_path)
+    real, calls = os.replace, []
+
+    def replace(a, b):
+        calls.append(1)
+        if len(calls) == 2:  # the old run is aside, the new one not yet in
+            raise OSError(errno.EIO, os.strerror(errno.EIO), str(a))
+        real(a, b)
+
+    monkeypatch.setattr(os, "replace", replace)
+    assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, out, "--seed", 4)),
+                          "Input/output error", "--out is as it was")
+    assert folder_bytes(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+
+
+@pytest.mark.parametrize("version", ENDS)
+def test_data_deleted_mid_run_keeps_the_run(version, run, tiny_corpus, tmp_path, monkeypatch):
+    """The text is hashed once, as the run starts: its sha256 is the one trained on. v8's sample
+    reads the val text again, so v8 says why it has none, and keeps the run."""
+    data = tmp_path / "text.txt"
+    shutil.copy(tiny_corpus, data)
+    module, real = load(version), load(version).get_batch
+    monkeypatch.setattr(module, "get_batch", lambda *a: data.unlink(missing_ok=True) or real(*a))
+    code, _, err = run(version, tiny_args(data, tmp_path / "run"))
+    ckpt = torch.load(tmp_path / "run" / "ckpt.pt", weights_only=True)
+    import hashlib
+    assert ckpt["data_sha256"] == hashlib.sha256(tiny_corpus.read_bytes()).hexdigest()
+    assert ckpt["step"] == 30
+    if version == "v8_bert_mlm":
+        assert code == 130 and err.splitlines()[0].startswith("error: cannot read --data")
+        assert err.splitlines()[1] == f"stopped at step 30: saved in {tmp_path / 'run'}"
+    else:
+        assert (code, err) == (0, "")
 
 
 def test_a_new_folder_is_made_only_by_a_run_that_saves(run, tiny_corpus, tmp_path,
@@ -114,19 +286,86 @@ def test_a_new_folder_is_made_only_by_a_run_that_saves(run, tiny_corpus, tmp_pat
     assert list((tmp_path / "a").iterdir()) == []
 
 
-def test_a_closed_pipe_stops_the_run_as_ctrl_c_does(run, tiny_corpus, tmp_path, monkeypatch):
-    """`python train.py | head -2`: once head has gone, the next print fails; the run saves what
-    was trained instead of losing it."""
-    module, calls = load("v1_bigram"), [0]
+# ------------------------------------------------------------------ pipes and --generate
+def closed_pipe_after(module, monkeypatch, n):
+    """print to stdout raises BrokenPipeError after n lines, as once `| head` has gone."""
+    calls = [0]
 
     def print_to_a_closed_pipe(*args, file=None, **kwargs):
         if file is not None:  # stderr is still there
             return print(*args, file=file, **kwargs)
         calls[0] += 1
-        if calls[0] > 2:  # the parameter count and step 0 got through
+        if calls[0] > n:
             raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
 
     monkeypatch.setattr(module, "print", print_to_a_closed_pipe, raising=False)
+
+
+def test_a_closed_pipe_stops_the_run_as_ctrl_c_does(run, tiny_corpus, tmp_path, monkeypatch):
+    """`python train.py | head -2`: once head has gone, the next print fails; the run saves what
+    was trained instead of losing it."""
+    closed_pipe_after(load("v1_bigram"), monkeypatch, 2)  # the parameter count and step 0
     code, _, err = run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "run"))
-    assert code == 130 and "stopped at step 10" in err
+    assert code == 130 and err == f"stopped at step 10: saved in {tmp_path / 'run'}\n"
     assert torch.load(tmp_path / "run" / "ckpt.pt", weights_only=True)["step"] == 10
+
+
+@pytest.mark.parametrize("version", ENDS)
+@pytest.mark.parametrize("stop", ["pipe", "ctrl-c"])
+def test_generate_stopped_or_piped_is_one_line(version, stop, run, trained, tiny_corpus,
+                                               monkeypatch):
+    before = folder_bytes(trained[version])
+    module = load(version)
+    if stop == "pipe":  # python train.py --generate | head -c 100
+        closed_pipe_after(module, monkeypatch, 0)
+    else:
+        real = module.sample
+        monkeypatch.setattr(module, "sample", lambda m, c, a: real(m, c, a) if not a.sample_chars
+                            else (_ for _ in ()).throw(KeyboardInterrupt))
+    code, _, err = run(version, ["--generate", "--out", trained[version], "--data", tiny_corpus])
+    assert (code, err) == (130, "stopped at step 0: nothing was written\n")
+    assert folder_bytes(trained[version]) == before
+
+
+def test_generate_refuses_another_version_s_or_step_s_run_naming_both(run, trained, tmp_path):
+    """A step's train.py and its rung's can build the same shapes: the name decides."""
+    out, _ = copy_of(trained, "v1_bigram", tmp_path)
+    ckpt = torch.load(out / "ckpt.pt", weights_only=True)
+    torch.save({**ckpt, "version": "00-v1_bigram"}, out / "ckpt.pt")
+    assert_one_line_error(run("v1_bigram", ["--generate", "--out", out]), "a run of 00-v1_bigram",
+                          "a run of v1_bigram")
+    assert_one_line_error(run("v8_bert_mlm", ["--generate", "--out", trained["v7_bert_layer"]]),
+                          "a run of v7_bert_layer", "a run of v8_bert_mlm")
+
+
+# ------------------------------------------------------------------ the progress bar, the device
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_a_bar_on_a_terminal_s_stderr_and_the_estimate_lines_as_they_were(run, tiny_corpus,
+                                                                          tmp_path, monkeypatch,
+                                                                          capsys):
+    code, plain, err = run("v4_multihead", tiny_args(tiny_corpus, tmp_path / "a"))
+    assert (code, err) == (0, "")  # not a terminal: no bar
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    code, barred, _ = run("v4_multihead", tiny_args(tiny_corpus, tmp_path / "b"))
+    assert code == 0 and barred == plain
+    assert terminal.getvalue().count("| 0/10 [") == 3  # one bar between each two estimates
+
+
+@pytest.mark.parametrize("cuda,mps,picked", [(True, True, "cuda"), (False, True, "mps"),
+                                             (False, False, "cpu")])
+def test_auto_picks_cuda_then_apple_s_gpu_then_the_cpu(cuda, mps, picked, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
+    monkeypatch.setattr(torch.mps, "is_available", lambda: mps)
+    module = load("v6_block")
+    assert module.parse_args([]).device == picked
+    assert module.parse_args(["--device", "cpu"]).device == "cpu"
+    if mps:
+        assert module.parse_args(["--device", "mps"]).device == "mps"
+    else:
+        with pytest.raises(SystemExit, match="invalid choice: 'mps'"):
+            module.parse_args(["--device", "mps"])

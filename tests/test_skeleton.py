@@ -144,7 +144,7 @@ def test_no_line_is_longer_than_100_characters():
 def test_train_scripts_are_self_contained():
     """No version imports from another folder of the repository."""
     allowed = {"argparse", "dataclasses", "hashlib", "io", "os", "pathlib", "shutil", "signal",
-               "sys", "time", "torch"}
+               "sys", "time", "torch", "tqdm"}
     for version in VERSIONS:
         tree = ast.parse("\n".join(lines(version)))
         imported = {n.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)

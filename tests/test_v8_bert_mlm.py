@@ -290,7 +290,7 @@ def test_a_text_with_the_blank_character_is_refused(run, tmp_path):
 
 @pytest.mark.parametrize("flags,message", [
     (["--mask-prob", 1.5], "argument --mask-prob: 1.5 is not from 0.01 to 1.0"),
-    (["--mask-prob", 0], "argument --mask-prob: 0 is not from 0.01 to 1.0"),
+    (["--mask-prob", 0], "argument --mask-prob: 0.0 is not from 0.01 to 1.0"),
     (["--prompt", "The king"], "the prompt has no blank"),
     (["--prompt", "A_" * 20], "the prompt has 40 characters"),
 ])

@@ -436,131 +436,151 @@ def sample(model, chars, args):
 
 # ========================== plumbing below: the same in every version; you may stop reading here
 import argparse, hashlib, io, os, pathlib, shutil, signal, sys, time  # noqa: E401
+from tqdm import tqdm
 HYPERPARAMETERS = [k for k, v in globals().items() if type(v) in (int, float, str) and k[0] != "_"]
 VERSION = pathlib.Path(__file__).resolve().parent.name  # v1_bigram, or a step's name
 RANGES = {"lr": (1e-6, 10.0), "seed": (0, 2**63 - 2), "dropout": (0.0, 0.9),  # seed + 1 is used
           "mask_prob": (0.01, 1.0), "chunk_size_ff": (0, 10**6), "sample_chars": (0, 10**5)}
+RUN = ["ckpt.pt", "metrics.csv", "sample.txt"]  # a run's folder holds these three files, no more
 
 class ArgumentParser(argparse.ArgumentParser):  # bad input: one line, sys.exit("error: ...")
     def error(self, message):  # one line, not argparse's usage block
         sys.exit(f"error: {message}: see --help")
 
-def within(kind, low, high):  # a flag's type: an int or a float from low to high
-    def number(text):  # argparse's message for "x": invalid number value
-        if not low <= (value := kind(text)) <= high:  # nan too
-            raise argparse.ArgumentTypeError(f"{text} is not from {low} to {high}")
-        return value
-    return number
-
-def parse_args(argv=None):  # the flags (any other int is from 1 to 10**6), the device, the sizes
+def parse_args(argv=None):  # the flags, each number in its range (any other int: 1 to 10**6)
     p = ArgumentParser(allow_abbrev=False, description="--batch-size sets batch_size, etc.")
     for name in HYPERPARAMETERS:
-        value = globals()[name]
-        kind = str if type(value) is str else within(type(value), *RANGES.get(name, (1, 10**6)))
-        p.add_argument("--" + name.replace("_", "-"), type=kind, default=value)
+        p.add_argument("--" + name.replace("_", "-"), type=type(v := globals()[name]), default=v)
+    found = [d for d in ("cuda", "mps") if getattr(torch, d).is_available()] + ["cpu"]
+    p.add_argument("--device", default="auto", choices=["auto", *found])  # auto: the first
     p.add_argument("--data", type=pathlib.Path, default=pathlib.Path("data/tinyplays.txt"))
     p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("runs", VERSION))
-    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--generate", action="store_true", help="sample from the run in --out")
     p.add_argument("--prompt", default="", help="the text to start from: see sample()")
     args = p.parse_args(argv)
-    args.device = args.device.replace("auto", "cuda" if torch.cuda.is_available() else "cpu")
-    if args.device == "cuda" and not torch.cuda.is_available():
-        sys.exit("error: --device cuda: no GPU that torch can use here: use --device cpu")
-    B, T, C, nh, L, ff = (getattr(args, k, 1) for k in ("batch_size", "block_size", "n_embd",
-                                                        "n_head", "n_layer", "intermediate_size"))
-    if L * (16 * C * (C + ff) + B * T * (3 * nh * T + 12 * C + 2 * ff)) > 2**31:  # a step's floats
-        sys.exit("error: these sizes need over 8 GiB: lower the batch's or the model's")
+    for name, (low, high) in [(n, RANGES.get(n, (1, 10**6))) for n in HYPERPARAMETERS]:
+        if type(v := getattr(args, name)) is not str and not low <= v <= high:  # nan too
+            p.error(f"argument --{name.replace('_', '-')}: {v} is not from {low} to {high}")
+    args.device = args.device.replace("auto", found[0])  # CUDA, then Apple's MPS, then the CPU
     return args
 
-def load_data(args):  # the text, its vocabulary, and a new model
-    if not args.data.is_file():  # a folder, a FIFO or /dev/zero would fail, or never end
-        sys.exit(f"error: --data {args.data} is not a file: pass --data PATH to a text file")
+def check_out(args):  # --out, symlinks resolved: a new or empty folder, or a run's
+    out = pathlib.Path(os.path.realpath(args.out))  # a folder above another is not a run's
+    if out in (pathlib.Path.cwd(), args.data.resolve().parent) or os.path.ismount(out):
+        sys.exit(f"error: --out {out} is the current folder, --data's or a mount point: pass "
+                 f"a folder of its own, e.g. {out / 'run'}")
+    if os.path.lexists(out) and (not out.is_dir() or sorted(os.listdir(out)) not in ([], RUN)):
+        sys.exit(f"error: --out {out} is not a run's folder: pass a new folder, or a run's")
+    return out
+
+def load_data(args):  # the text, its vocabulary, and a new model; the sizes checked first
+    if not args.data.is_file() or args.data.stat().st_size > 2**27:  # a FIFO would never end
+        sys.exit(f"error: --data {args.data} is not a file of 128 MiB at most: pass a text file")
     try:
+        args.data_sha256 = hashlib.sha256(args.data.read_bytes()).hexdigest()  # once, now
         chars, splits = read_data(args.data)
     except (OSError, UnicodeError) as e:
         sys.exit(f"error: cannot read --data {args.data} as UTF-8 text ({e})")
     if min(len(split) for split in splits.values()) <= args.block_size:
         sys.exit(f"error: --data {args.data} is too short: pass a longer text or --block-size")
+    B, T, C, nh, L, ff = (getattr(args, k, 1) for k in ("batch_size", "block_size", "n_embd",
+                                                        "n_head", "n_layer", "intermediate_size"))
+    if L * (16 * C * (C + ff) + B * T * (3 * nh * T + 12 * C + 2 * ff)) > 2**31:  # a step's floats
+        sys.exit("error: these sizes need over 8 GiB: lower the batch's or the model's")
     return LanguageModel(len(chars), **{k: getattr(args, k) for k in MODEL_ARGS}), chars, splits
 
 def load_checkpoint(args):  # the run in --out, each part checked: a file may be made by hand
-    try:
-        if not (args.out / "ckpt.pt").is_file():  # a FIFO would never end
-            raise FileNotFoundError(args.out / "ckpt.pt")
-        ckpt = torch.load(args.out / "ckpt.pt", map_location=args.device, weights_only=True)
-        chars, hp = "".join(ckpt["chars"]), ckpt["hyperparameters"]
-        if not chars or not all(t.isfinite().all() for t in ckpt["state_dict"].values()):
-            raise ValueError("no characters, or weights that are not numbers")
+    path, made_by = args.out / "ckpt.pt", VERSION
+    try:  # not a FIFO: it would never end
+        ckpt = torch.load(path if path.is_file() else "", map_location=args.device,
+                          weights_only=True)
+        made_by, chars, hp = ckpt["version"], "".join(ckpt["chars"]), ckpt["hyperparameters"]
+        if made_by != VERSION or not chars or not all(
+                t.isfinite().all() for t in ckpt["state_dict"].values()):
+            raise ValueError("another model, no characters, or weights that are not numbers")
         hp = parse_args([f"--{k.replace('_', '-')}={v}" for k, v in hp.items()])
         model = LanguageModel(len(chars), **{k: getattr(hp, k) for k in MODEL_ARGS})
         model.load_state_dict(ckpt["state_dict"])
-    except (Exception, SystemExit) as e:
-        sys.exit(f"error: cannot load {args.out}/ckpt.pt ({type(e).__name__}): train it first")
+    except (Exception, SystemExit) as e:  # another rung's or step's may have the same shapes
+        why = f"a run of {made_by}" if made_by != VERSION else type(e).__name__
+        sys.exit(f"error: cannot load {path} ({why}): pass --out a run of {VERSION}, or train")
     return model, chars, None
 
-class Run:  # what train() logs to: each loss checked, each estimate kept for metrics.csv
-    def __init__(self, args):
-        self.args, self.tmp = args, args.out.parent / f".{args.out.name}.partial"
-        if args.out.exists() and not args.out.is_dir():  # checked now, not after the training
-            sys.exit(f"error: --out {args.out} is a file: pass a folder")
-        try:
-            self.tmp.mkdir(parents=True)  # one run at a time: fails if the folder is there
+class Run:  # what train() logs to: each loss checked, each estimate kept, a bar between them
+    def __init__(self, args):  # --out checked, and taken: one run at a time writes there
+        self.args, self.rows, self.steps, self.start = args, [], 0, time.time()
+        self.out = check_out(args)
+        self.tmp = self.out.parent / f".{self.out.name}.partial"  # on --out's filesystem
+        try:  # fails if another run made it
+            self.tmp.mkdir(parents=True)
         except OSError as e:
-            sys.exit(f"error: cannot create {self.tmp}: {e.strerror}: change --out, or delete it")
-        self.rows, self.steps, self.start = [], 0, time.time()
-    def evaluation(self, step, losses):
+            sys.exit(f"error: cannot make {self.tmp} ({e.strerror}): if no run is writing it, "
+                     "delete it")
+    def evaluation(self, step, losses):  # and a bar for the steps up to the next one
         self.rows.append((step, losses["train"], losses["val"], time.time() - self.start))
+        self.bar = tqdm(total=min(self.args.eval_interval, self.args.max_iters - step),
+                        disable=not (sys.stderr and sys.stderr.isatty()), leave=False)
     def step(self, step, loss):
         if not torch.isfinite(loss):
             sys.exit(f"error: the loss became {loss.item()} at step {step}: lower --lr")
+        if self.bar.update() or self.bar.n == self.bar.total:  # the estimate's line comes next
+            self.bar.close()
         self.steps = step + 1
 
-def save(run, model, chars, text):  # written beside --out, then moved in: it holds one whole run
-    args, buffer = run.args, io.BytesIO()  # torch.save into a file: RuntimeError on a full disk
+def save(run, model, chars, text):  # written beside --out, then swapped in: one whole run
+    new, buffer = run.tmp / "new", io.BytesIO()  # not into a file: a full disk is an OSError
+    new.mkdir()
     torch.save({"version": VERSION, "step": run.steps, "chars": chars,
-                "hyperparameters": {k: getattr(args, k) for k in HYPERPARAMETERS},
-                "data_sha256": hashlib.sha256(args.data.read_bytes()).hexdigest(),
-                "state_dict": model.state_dict()}, buffer)
-    (run.tmp / "ckpt.pt").write_bytes(buffer.getvalue())
-    (run.tmp / "metrics.csv").write_text("step,train_loss,val_loss,elapsed_s\n" + "".join(
+                "hyperparameters": {k: getattr(run.args, k) for k in HYPERPARAMETERS},
+                "data_sha256": run.args.data_sha256, "state_dict": model.state_dict()}, buffer)
+    (new / "ckpt.pt").write_bytes(buffer.getvalue())
+    (new / "metrics.csv").write_text("step,train_loss,val_loss,elapsed_s\n" + "".join(
         "%d,%.6f,%.6f,%.2f\n" % row for row in run.rows))
-    (run.tmp / "sample.txt").write_text(text or "(stopped: no sample)\n", encoding="utf-8")
-    args.out.mkdir(parents=True, exist_ok=True)
-    for name in ["ckpt.pt", "metrics.csv", "sample.txt"]:
-        os.replace(run.tmp / name, args.out / name)
+    (new / "sample.txt").write_text(text or "(stopped: no sample)\n", encoding="utf-8")
+    if run.out.exists():
+        os.replace(run.out, run.tmp / "old")
+    os.replace(new, run.out)
 
 def main(argv=None):
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops as Ctrl-C does
+    for s in (signal.SIGINT, signal.SIGTERM):  # SIGTERM stops as Ctrl-C does
+        signal.signal(s, signal.default_int_handler)
     sys.stdout.reconfigure(errors="backslashreplace")  # a character the terminal cannot show
     torch.set_num_threads(1)  # one thread: a seed gives the same figures on any machine
-    try:
-        args = parse_args(argv)
-        torch.manual_seed(args.seed)
-        model, chars, splits = (load_checkpoint if args.generate else load_data)(args)
-        if unknown := "".join(sorted(set(args.prompt) - set(chars))):  # checked before training
-            sys.exit(f"error: the prompt has characters the model never saw: {unknown!r}")
-        sample(model.to(args.device), chars, argparse.Namespace(**vars(args) | {"sample_chars": 0}))
-        if args.generate:
-            print(sample(model, chars, args))
-            return 0
-        run = Run(args)
-    except ValueError as e:  # a rule of the lesson's, as it words it
-        sys.exit(f"error: {' '.join(str(e).split())}")
-    text = None
+    run = text = None
     try:
         try:
+            args = parse_args(argv)
+            torch.manual_seed(args.seed)
+            run = None if args.generate else Run(args)  # --out checked and taken, before work
+            model, chars, splits = (load_checkpoint if args.generate else load_data)(args)
+            if unknown := "".join(sorted(set(args.prompt) - set(chars))):  # before training
+                sys.exit(f"error: the prompt has characters the model never saw: {unknown!r}")
+            sample(model.to(args.device), chars, argparse.Namespace(**vars(args) | {
+                "sample_chars": 0}))
+            if args.generate:
+                return print(sample(model, chars, args)) or 0
             train(model, splits, args, run)
             print(text := sample(model, chars, args))
-        except (KeyboardInterrupt, BrokenPipeError):  # Ctrl-C, SIGTERM, | head: keep the run
-            print(f"\nstopped at step {run.steps}", file=sys.stderr)
-        if run.steps:
+        except (KeyboardInterrupt, BrokenPipeError) as e:  # Ctrl-C, SIGTERM, | head: keep the run
+            sys.stdout = None if isinstance(e, BrokenPipeError) else sys.stdout
+        except ValueError as e:  # a rule of the lesson's, as it words it; or v8's text, gone
+            print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+            if not (run and run.steps):
+                return 1
+        for s in (signal.SIGINT, signal.SIGTERM):  # from here the save is never cut short
+            signal.signal(s, signal.SIG_IGN)
+        if run and run.steps:
             save(run, model, chars, text)
-    except OSError as e:  # a full disk: --out stays as it was
-        sys.exit(f"error: cannot write to {args.out} ({e.strerror}): free some space")
+        said = f"saved in {run.out}" if run and run.steps else "nothing was written"
+        return 0 if text else print(f"stopped at step {run.steps if run else 0}: {said}",
+                                    file=sys.stderr) or 130
+    except OSError as e:  # a full disk: --out is as it was
+        sys.exit(f"error: cannot write {e.filename} ({e.strerror}): --out is as it was")
     finally:
-        shutil.rmtree(run.tmp, ignore_errors=True)
-    return 130 if text is None else 0
+        if run and (run.tmp / "old").exists() and not run.out.exists():
+            os.replace(run.tmp / "old", run.out)  # the swap went half way: the old is back
+        if run:
+            shutil.rmtree(run.tmp)
 
 if __name__ == "__main__":
     sys.exit(main())
