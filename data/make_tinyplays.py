@@ -13,12 +13,16 @@ topic, and its speeches stay on that topic, answer each other's questions and op
 close with greetings and farewells, so the text has local structure worth learning.
 """
 
-import argparse
 import hashlib
 import os
 import random
 import re
 import sys
+
+# the tools' command line, as data/prepare.py uses it: one-line errors, Ctrl-C, writing aside
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "tools"))
+from common import ArgumentParser, UserError, aside, check_output, command  # noqa: E402
 
 SEED = 1729
 TARGET_BYTES = 500_000          # stop after the play that crosses this size
@@ -2947,26 +2951,41 @@ def check(text):
         assert c in chars, "character %r missing" % c
 
 
+@command
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = ArgumentParser(__file__, __doc__)
     ap.add_argument("--out", default=OUT_PATH, help="where to write (default: %(default)s)")
     ap.add_argument("--check", action="store_true",
                     help="regenerate in memory and compare with --out; write nothing")
     args = ap.parse_args(argv)
-    text = generate()
-    check(text)
-    data = text.encode("ascii")
-    digest = hashlib.sha256(data).hexdigest()
-    if args.check:
-        try:
-            with open(args.out, "rb") as f:
-                same = f.read() == data
-        except OSError:
-            same = False
-        print("%s: %s" % (args.out, "identical" if same else "DIFFERENT"))
-        return 0 if same else 1
-    with open(args.out, "wb") as f:
-        f.write(data)
+    # --out checked before the text is generated: --check only reads it, a write needs a file
+    # path in a folder that takes new files
+    if args.check and os.path.exists(args.out) and not os.path.isfile(args.out):
+        raise UserError("--out %s exists and is not a regular file: name the file to compare "
+                        "with" % args.out)  # a FIFO would hang the read
+    if not args.check:
+        check_output(args.out, "--out")
+    try:
+        text = generate()
+        check(text)
+        data = text.encode("ascii")
+        digest = hashlib.sha256(data).hexdigest()
+        if args.check:
+            try:
+                with open(args.out, "rb") as f:
+                    same = f.read() == data
+            except FileNotFoundError:
+                same = False
+            except OSError as e:
+                raise UserError("cannot read --out %s (%s): make it readable, or name another "
+                                "file" % (args.out, e.strerror or e)) from None
+            print("%s: %s" % (args.out, "identical" if same else "DIFFERENT"))
+            return 0 if same else 1
+        # written beside it, then moved into place: a full disk leaves the old file as it was
+        with aside(args.out) as tmp, open(tmp, "wb") as f:
+            f.write(data)
+    except KeyboardInterrupt:
+        raise KeyboardInterrupt("%s was not changed" % args.out) from None
     print("wrote %s: %d bytes, %d lines, sha256 %s"
           % (args.out, len(data), text.count("\n"), digest))
     print("%d distinct characters: %r" % (len(set(text)), "".join(sorted(set(text)))))

@@ -3,6 +3,7 @@ committed results."""
 import csv
 import functools
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -92,6 +93,9 @@ def call_main(module, argv):
             print(e.code, file=sys.stderr)
             return 1
         return e.code
+    finally:  # main() holds Ctrl-C off while it saves; the process it ran in is a test's
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.default_int_handler)
 
 
 @pytest.fixture

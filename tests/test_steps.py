@@ -222,7 +222,7 @@ def test_a_second_training_into_the_same_out_is_refused_and_deletes_nothing(
     assert_one_line_error((steps.main(argv), "", capsys.readouterr().err),
                           f"{written / '.trained.partial'} exists", "delete it")
     assert tree(written.parent) == before
-    monkeypatch.setattr(steps, "partial_in_use", lambda out: None)  # the race: both looked
+    monkeypatch.setattr(steps, "check_new_folder", lambda *a: None)  # the race: both looked
     argv = ["v4_multihead", "--train", "--seed", "1", "--out", str(written), "--data",
             str(tiny_corpus), "--", *TINY]
     assert steps.main(argv) == 2

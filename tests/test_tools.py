@@ -4,8 +4,11 @@ the ladder table. Stand-in scripts where a real train.py is not needed."""
 import csv
 import errno
 import hashlib
+import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -135,13 +138,14 @@ def ladder(monkeypatch):
     """tools/ladder.py with each run trained in this process: (tool, [the runs it started])."""
     tool, started = load_tool("ladder"), []
 
-    def in_process(runs, jobs=1, done=None):
+    def in_process(runs, jobs=1, done=lambda i, rows: None):
         rows = []
-        for name, script, out, flags in runs:
+        for i, (name, script, out, flags) in enumerate(runs):
             started.append(name)
             assert call_main(load(name), ["--out", out, *flags]) == 0
             with open(out / "metrics.csv", newline="") as f:
                 rows.append(list(csv.DictReader(f)))
+            done(i, rows[-1])
         return rows
 
     monkeypatch.setattr(tool, "train_all", in_process)
@@ -194,6 +198,9 @@ def a_file(path, out):
     (lambda t: a_file(t / "afile", t / "afile"), "afile, which is a file, not a folder"),
     (lambda t: a_file(t / "afile", t / "afile" / "runs"), "afile, which is a file, not a folder"),
     (lambda t: a_file(t / "runs" / "v1_bigram", t / "runs"), "v1_bigram is a file, not a folder"),
+    (lambda t: a_file(t / "runs" / "v1_bigram" / "notes.txt", t / "runs"),
+     "v1_bigram is not a run's folder"),
+    (lambda t: ROOT, "v1_bigram is not a run's folder"),  # ladder.py --out . in the repository
     (lambda t: (t / "runs" / ".v1_bigram.partial").mkdir(parents=True) or t / "runs",
      ".v1_bigram.partial exists"),
 ])
@@ -208,24 +215,38 @@ def test_ladder_refuses_an_out_it_cannot_write_before_any_run(make, fragment, la
     assert started == [] and sorted(tmp_path.rglob("*")) == before
 
 
-def test_ladder_ctrl_c_is_one_line_saying_what_it_left(ladder, monkeypatch, tmp_path, capsys):
-    tool, _ = ladder
-    finish = tool.train_all
-    monkeypatch.setattr(tool, "train_all", lambda runs, *a: (
-        finish(runs) if runs[0][0] == "v1_bigram" else (_ for _ in ()).throw(KeyboardInterrupt)))
-    argv = ["--versions", "v1_bigram", "v4_multihead", "--out", str(tmp_path), "--data",
+def test_ladder_ctrl_c_is_one_line_saying_what_each_run_saved(monkeypatch, tmp_path, capsys):
+    """Ctrl-C while v4 trains, v1 done: v4, stopped once, saves what it trained and says so; the
+    tool repeats what it said."""
+    tool = load_tool("ladder")
+
+    def ctrl_c_once_v4_runs():
+        while not (tmp_path / "runs" / "v4_multihead.started").exists():
+            time.sleep(0.01)
+        time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGINT)  # what the terminal sends: the tool's alone
+
+    def stopped_in_v4(runs, jobs=1, done=None):
+        sleepy = stand_in(tmp_path, "v4.py", "print('stopped at step 7: saved in X', "
+                          "file=sys.stderr, flush=True); time.sleep(60)")
+        threading.Thread(target=ctrl_c_once_v4_runs, daemon=True).start()
+        return common.train_all([runs[0], (runs[1][0], sleepy, *runs[1][2:])], done=done)
+
+    monkeypatch.setattr(tool, "train_all", stopped_in_v4)
+    monkeypatch.setattr(tool, "result", lambda *a: {k: 0 for k in (
+        "params", "steps", "train_loss", "val_loss", "loop_s", "tokens_per_s")})
+    argv = ["--versions", "v1_bigram", "v4_multihead", "--out", str(tmp_path / "runs"), "--data",
             str(TINYPLAYS), "--csv", str(tmp_path / "t.csv"), "--", *TINY]
     assert tool.main(argv) == 130
-    assert capsys.readouterr().err == (
-        f"interrupted: 1 of 2 runs finished; v4_multihead seed 1337 was stopped and saved what "
-        f"it trained in {tmp_path / 'v4_multihead'}; --csv not written\n")
+    assert capsys.readouterr().err == ("interrupted: 1 of 2 runs finished; v4_multihead: stopped "
+                                       "at step 7: saved in X; --csv not written\n")
     assert not (tmp_path / "t.csv").exists()
 
 
 def test_ladder_a_failed_run_is_one_line(tiny_corpus, tmp_path, capsys, monkeypatch):
     tool = load_tool("ladder")
     fails = stand_in(tmp_path, "fails.py", "sys.exit('error: the loss became nan at step 3')")
-    monkeypatch.setattr(tool, "train_all", lambda runs, *a: common.train_all(
+    monkeypatch.setattr(tool, "train_all", lambda runs, *a, **k: common.train_all(
         [(runs[0][0], fails, *runs[0][2:])]))
     code = tool.main(["--versions", "v1_bigram", "--out", str(tmp_path / "runs"), "--data",
                       str(tiny_corpus)])

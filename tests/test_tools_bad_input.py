@@ -1,5 +1,6 @@
 """Bad input to the tools: one line on stderr, `error: what was wrong: what to do`, exit status 2,
 before any work; never a traceback. The shared idiom is tools/common.py (tests/test_tools.py)."""
+import hashlib
 import os
 import subprocess
 import sys
@@ -12,9 +13,9 @@ from test_bad_input import assert_one_line_error
 from test_tools import write_checkpoint, write_metrics
 
 MAINTAINERS = ROOT / "tools" / "maintainers"
-# every script with a command line: the tools, the maintainers' scripts and data/prepare.py
+# every script with a command line: the tools, the maintainers' scripts and data/'s two
 SCRIPTS = sorted([*(ROOT / "tools").glob("*.py"), *MAINTAINERS.glob("*.py"),
-                  ROOT / "data" / "prepare.py"])
+                  ROOT / "data" / "prepare.py", ROOT / "data" / "make_tinyplays.py"])
 SCRIPTS = [p for p in SCRIPTS if "\ndef main(" in p.read_text()]
 
 
@@ -202,15 +203,25 @@ TEXT = "the cat sat on a mat.\nA dog ran to the cat.\n" * 40
 
 @pytest.fixture
 def v7_and_v8(tmp_path):
-    """Run folders of v7 and v8 (random weights) that learned TEXT's characters."""
+    """Run folders of v7 and v8 (random weights) that learned TEXT, the file tmp_path/text.txt."""
     chars = "".join(sorted(set(TEXT)))
-    v7 = write_checkpoint(tmp_path / "v7", "v7_bert_layer", chars=chars)
-    v8 = write_checkpoint(tmp_path / "v8", "v8_bert_mlm", chars="_" + chars, eval_iters=2)
+    (tmp_path / "text.txt").write_text(TEXT, encoding="utf-8")
+    v7 = write_checkpoint(tmp_path / "v7", "v7_bert_layer", data=tmp_path / "text.txt",
+                          chars=chars)
+    v8 = write_checkpoint(tmp_path / "v8", "v8_bert_mlm", data=tmp_path / "text.txt",
+                          chars="_" + chars, eval_iters=2)
     return v7, v8
 
 
+def trained_on(folders, path):
+    """Each run's ckpt.pt made to record the sha256 of the file at path, as if it trained on it."""
+    for folder in folders:
+        ckpt = torch.load(folder / "ckpt.pt", weights_only=True)
+        sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+        torch.save({**ckpt, "data_sha256": sha256}, folder / "ckpt.pt")
+
+
 def test_fill_accuracy_runs_on_the_text_the_runs_learned(v7_and_v8, tmp_path, call):
-    (tmp_path / "text.txt").write_text(TEXT, encoding="utf-8")
     code, out, err = call("fill_accuracy", "--v7", v7_and_v8[0], "--v8", v7_and_v8[1],
                           "--data", tmp_path / "text.txt")
     assert (code, err) == (0, "") and "v8, both sides" in out
@@ -226,6 +237,7 @@ def test_fill_accuracy_runs_on_the_text_the_runs_learned(v7_and_v8, tmp_path, ca
 ])
 def test_fill_accuracy_refuses_a_text_it_cannot_use(text, fragments, v7_and_v8, tmp_path, call):
     (tmp_path / "text.txt").write_bytes(text)
+    trained_on(v7_and_v8, tmp_path / "text.txt")  # the sha256 matches: the checks past it run
     result = call("fill_accuracy", "--v7", v7_and_v8[0], "--v8", v7_and_v8[1],
                   "--data", tmp_path / "text.txt")
     assert result[0] == 2
@@ -234,7 +246,6 @@ def test_fill_accuracy_refuses_a_text_it_cannot_use(text, fragments, v7_and_v8, 
 
 @pytest.mark.parametrize("damage,fragment", BAD_CHECKPOINTS)
 def test_fill_accuracy_refuses_a_corrupt_checkpoint(damage, fragment, v7_and_v8, tmp_path, call):
-    (tmp_path / "text.txt").write_text(TEXT, encoding="utf-8")
     damage(v7_and_v8[1])
     result = call("fill_accuracy", "--v7", v7_and_v8[0], "--v8", v7_and_v8[1],
                   "--data", tmp_path / "text.txt")

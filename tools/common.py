@@ -1,5 +1,5 @@
 """What the tools share: the ladder, importing a train.py, running train.py as child processes,
-writing a file aside, and one error idiom. Bad input is one line on stderr, `error: what was
+writing a file aside or a folder whole, and one error idiom. Bad input is one line on stderr, `error: what was
 wrong: what to do`, exit status 2, found before any work; Ctrl-C is one line and exit status 130.
 
     from common import ArgumentParser, UserError, command
@@ -50,7 +50,8 @@ def command(main):
         for stream in (sys.stdout, sys.stderr):  # PYTHONIOENCODING=ascii: escaped, not a crash
             if hasattr(stream, "reconfigure"):
                 stream.reconfigure(errors="backslashreplace")
-        signal.signal(signal.SIGTERM, signal.default_int_handler)  # stops as Ctrl-C does
+        for s in (signal.SIGINT, signal.SIGTERM):  # SIGTERM stops as Ctrl-C does
+            signal.signal(s, signal.default_int_handler)
         try:
             return main(argv)
         except UserError as e:
@@ -171,9 +172,10 @@ def check_output(path, flag):
 
 @contextlib.contextmanager
 def aside(path):
-    """Yields a name beside path to write to; moved onto path (os.replace) when the block ends.
-    Any failure (a full disk) removes it, and path stays as it was: one UserError line."""
-    path = Path(path)
+    """Yields a name beside path (a symlink's target) to write to; moved onto it (os.replace)
+    when the block ends. Any failure (a full disk) removes it, and path stays as it was: one
+    UserError line."""
+    path = Path(os.path.realpath(path))
     tmp = path.with_name(f".{path.stem}.partial{path.suffix}")  # .png stays .png for matplotlib
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -185,6 +187,58 @@ def aside(path):
     finally:
         with contextlib.suppress(OSError):  # moved in, or never made
             tmp.unlink()
+
+
+def check_new_folder(path, flag, ours):
+    """The folder path resolves to (symlinks followed), refused now, before any work, unless a
+    tool may replace it whole: it is new, empty, or ours(folder) says this tool wrote it. Never
+    the current folder or one above it, never a mount point (it cannot be moved aside), never a
+    file, never a folder another run of the tool is writing (its .NAME.partial is there)."""
+    folder = Path(os.path.realpath(path))
+    if folder in [Path.cwd(), *Path.cwd().parents] or os.path.ismount(folder):
+        raise UserError(f"{flag} {folder} is the current folder, one above it or a mount point: "
+                        f"pass a folder of its own, e.g. {folder / 'run'}")
+    check_folder(folder, flag)
+    if os.path.lexists(folder) and (not folder.is_dir() or (os.listdir(folder) and not ours(
+            folder))):
+        raise UserError(f"{flag} {folder} holds files this tool did not write: pass a new folder")
+    partial = folder.parent / f".{folder.name}.partial"
+    if os.path.lexists(partial):
+        raise UserError(f"{partial} exists: another run is writing {folder}; if none is, delete "
+                        "it and run again")
+    return folder
+
+
+@contextlib.contextmanager
+def new_folder(path, flag, ours):
+    """The one way a tool writes a folder whole: yields an empty folder beside path, on its
+    filesystem, to fill; when the block ends, path is replaced by it in two renames, with Ctrl-C
+    and SIGTERM held off, so path holds the old content or the new, never a mix. Any failure or
+    stop leaves path as it was. Checked first by check_new_folder."""
+    folder = check_new_folder(path, flag, ours)
+    partial = folder.parent / f".{folder.name}.partial"
+    try:
+        partial.mkdir(parents=True)  # this command's alone: a second one fails here
+    except OSError as e:
+        raise UserError(f"cannot make {partial} ({e.strerror or e}): if no run is writing it, "
+                        "delete it") from None
+    try:
+        (partial / "new").mkdir()
+        yield partial / "new"
+        held = [signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)]
+        try:
+            if folder.exists():
+                os.replace(folder, partial / "old")
+            os.replace(partial / "new", folder)
+        finally:
+            for s, handler in zip((signal.SIGINT, signal.SIGTERM), held):
+                signal.signal(s, handler)
+    except OSError as e:
+        raise UserError(f"cannot write {folder} ({e.strerror or e}): it is as it was") from None
+    finally:
+        if (partial / "old").exists() and not folder.exists():
+            os.replace(partial / "old", folder)  # the swap went half way: the old is back
+        shutil.rmtree(partial, ignore_errors=True)
 
 
 def write_text(path, text):
@@ -212,10 +266,11 @@ def pyplot():
 OWN_FLAGS = ("--out", "--seed", "--data")  # the tools set these for every run they start
 
 
-def check_flags(script, name, flags, extra):
-    """Refuse now what the train.py at script would refuse later, before any run starts: its
-    flags (read by its own parser), its data, its model's sizes, its prompt. flags: the ones the
-    tool sets; extra: the user's, after --; name: how the error names the run."""
+def check_flags(script, name, flags, extra, out=None):
+    """Refuse now what the train.py at script would refuse later, before any run starts, with its
+    own functions: its flags (its parser), its data, its model's sizes, its prompt (a dry run of
+    its sample, as its main makes), and its --out (check_out), if out is given. flags: the ones
+    the tool sets; extra: the user's, after --; name: how the error names the run."""
     import torch
 
     if said := [f for f in extra for own in OWN_FLAGS if f == own or f.startswith(own + "=")]:
@@ -223,13 +278,22 @@ def check_flags(script, name, flags, extra):
                         "the --")
     module = import_path(script, f"check_{Path(script).parent.name}")
     try:
-        args = module.parse_args([*map(str, flags), *extra])
+        args = module.parse_args([*map(str, flags), *extra, *(["--out", str(out)] * bool(out))])
         if args.generate:
             raise UserError("--generate after -- would only sample from old runs: leave it out")
-        with torch.device("meta"):  # shapes only: the sizes are checked, no memory is taken
-            _, chars, _ = module.load_data(args)
+        if out:
+            check_folder(out, "--out")  # a file above it, a folder that takes no new files
+        if out and os.path.lexists(partial := module.check_out(args).with_name(
+                f".{module.check_out(args).name}.partial")):
+            raise UserError(f"{partial} exists: a train.py may be writing there; if none is, "
+                            "delete it and run again")
+        with torch.device("cpu" if args.prompt else "meta"):  # meta: shapes only, no memory
+            model, chars, _ = module.load_data(args)
         if unknown := "".join(sorted(set(args.prompt) - set(chars))):
             raise UserError(f"{name}: --prompt has characters the text lacks: {unknown!r}")
+        if args.prompt:
+            module.sample(model, chars, argparse.Namespace(**vars(args) | {
+                "sample_chars": 0, "device": "cpu"}))
     except SystemExit as e:
         if not isinstance(e.code, str):  # --help printed the help and stopped
             raise UserError(f"the flags after -- stop {name} before it trains: pass only "
@@ -239,12 +303,26 @@ def check_flags(script, name, flags, extra):
         raise UserError(f"{name}: {one_line(e)}") from None
 
 
+def last_line(log, code):
+    """What a run said last on stderr (its error, or what it saved when stopped); a run stopped
+    by a signal before it could say anything (while Python imported torch) wrote nothing."""
+    log.seek(0)
+    silent = "stopped before it began: nothing was written" if code < 0 else f"exit status {code}"
+    return one_line((log.read().strip().splitlines() or [silent])[-1])
+
+
 def train_all(runs, jobs=1, done=lambda i, rows: None):
     """Run train.py once per run, [(name, script, out, flags)], each its own process (train.py
-    uses one CPU thread), `jobs` at a time; returns each run's metrics rows, in order. done(i,
-    rows) is called as run i finishes. A failed run, Ctrl-C or SIGTERM stops every run at once
-    (each saves what it trained, as train.py does when stopped) and starts no more."""
+    uses one CPU thread) in a session of its own, so that a terminal's Ctrl-C reaches this tool
+    alone, `jobs` at a time; returns each run's metrics rows, in order. done(i, rows) is called
+    as run i finishes. A bar on a terminal's stderr counts the runs. A failed run, Ctrl-C or
+    SIGTERM stops every running run once (SIGTERM: each saves what it trained, as train.py does
+    when stopped), starts no more, and says what each stopped run said it saved."""
+    from tqdm import tqdm
+
     waiting, running, results = list(range(len(runs))), {}, {}
+    bar = tqdm(total=len(runs), unit="run", leave=False,
+               disable=not (sys.stderr and sys.stderr.isatty()))
     try:
         while waiting or running:
             while waiting and len(running) < jobs:
@@ -252,39 +330,47 @@ def train_all(runs, jobs=1, done=lambda i, rows: None):
                 name, script, out, flags = runs[i]
                 log = tempfile.TemporaryFile("w+")  # a file, not a pipe: it never fills up
                 cmd = [sys.executable, str(script), "--out", str(out), *map(str, flags)]
-                running[i] = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log), log
+                running[i] = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log,
+                                              start_new_session=True), log
+            bar.set_description(", ".join(runs[i][0] for i in running), refresh=False)
+            bar.refresh()  # the elapsed time moves on
             for i, (proc, log) in list(running.items()):
                 if proc.poll() is None:
                     continue
                 del running[i]
-                log.seek(0)
-                said = log.read().strip().splitlines() or [f"exit status {proc.returncode}"]
                 if proc.returncode:
-                    raise UserError(f"{runs[i][0]} failed ({one_line(said[-1])}): run it alone "
-                                    f"to see why: python {' '.join(proc.args[1:])}")
+                    raise UserError(f"{runs[i][0]} failed ({last_line(log, proc.returncode)}): "
+                                    f"run it alone to see why: python {' '.join(proc.args[1:])}")
                 with open(Path(runs[i][2]) / "metrics.csv", newline="") as f:
                     results[i] = list(csv.DictReader(f))
+                bar.update()
+                bar.clear()  # done() may print a line
                 done(i, results[i])
             time.sleep(0.05)
+    except KeyboardInterrupt:
+        said = stop(runs, running)
+        raise KeyboardInterrupt(f"{len(results)} of {len(runs)} runs finished{said}") from None
     finally:
-        for proc, _ in running.values():
-            proc.terminate()  # SIGTERM: train.py saves what it trained and stops
-        for proc, _ in running.values():
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        bar.close()
+        stop(runs, running)
     return [results[i] for i in range(len(runs))]
 
 
-def replace_folder(new, old):
-    """Move the folder new into place at old, whose content goes (a whole swap: never a mix)."""
-    gone = old.with_name(f".{old.name}.old")
-    shutil.rmtree(gone, ignore_errors=True)
-    if old.exists():
-        os.replace(old, gone)
-    os.replace(new, old)
-    shutil.rmtree(gone, ignore_errors=True)
+def stop(runs, running):
+    """SIGTERM, once, to each running run, then its own last line: '; NAME: stopped at step 9:
+    saved in OUT' for each. A run that does not stop within 30 s is killed."""
+    said = ""
+    for proc, _ in running.values():
+        proc.terminate()  # SIGTERM: train.py saves what it trained and stops
+    for i, (proc, log) in list(running.items()):
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        said += f"; {runs[i][0]}: {last_line(log, proc.returncode)}"
+        del running[i]
+    return said
 
 
 def check_jobs(jobs):

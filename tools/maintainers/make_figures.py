@@ -114,6 +114,10 @@ def outputs(out, only):
         return {only: out}
     if out.exists() and not out.is_dir():
         raise UserError(f"-o {out} is a file, not a folder or a .png: pass a folder")
+    if out.suffix and not out.is_dir():  # f.jpg would be made a folder holding .png files
+        raise UserError(f"-o {out} looks like a file name ({out.suffix}), and the figures are "
+                        ".png files in a folder: pass a folder without a suffix (or one that "
+                        "exists), or --only NAME with -o FILE.png")
     return {name: out / file for name, file in FIGURES.items() if only in (None, name)}
 
 
@@ -125,8 +129,9 @@ def main(argv=None):
                    help="v7's run folder, or its ckpt.pt, for the attention figure "
                         "(default: %(default)s)")
     p.add_argument("-o", "--out", type=Path, default=OUT,
-                   help="a folder for the figures, or with --only a .png file "
-                        "(default: %(default)s; -o docs/figures replaces the docs' own)")
+                   help="a folder for the figures (a new one's name has no suffix such as "
+                        ".jpg), or with --only a .png file (default: %(default)s; "
+                        "-o docs/figures replaces the docs' own)")
     args = p.parse_args(argv)
     paths = outputs(args.out, args.only)
     for path in paths.values():  # all checked before the first is drawn
