@@ -199,8 +199,9 @@ def a_file(path, out):
     (lambda t: a_file(t / "afile", t / "afile" / "runs"), "afile, which is a file, not a folder"),
     (lambda t: a_file(t / "runs" / "v1_bigram", t / "runs"), "v1_bigram is a file, not a folder"),
     (lambda t: a_file(t / "runs" / "v1_bigram" / "notes.txt", t / "runs"),
-     "v1_bigram is not a run's folder"),
-    (lambda t: ROOT, "v1_bigram is not a run's folder"),  # ladder.py --out . in the repository
+     "v1_bigram holds files that are not a run's"),
+    # ladder.py --out . in the repository: its runs would go into the source folders
+    (lambda t: ROOT, "v1_bigram holds files that are not a run's"),
     (lambda t: (t / "runs" / ".v1_bigram.partial").mkdir(parents=True) or t / "runs",
      ".v1_bigram.partial exists"),
 ])

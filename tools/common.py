@@ -1,6 +1,7 @@
 """What the tools share: the ladder, importing a train.py, running train.py as child processes,
-writing a file aside or a folder whole, and one error idiom. Bad input is one line on stderr, `error: what was
-wrong: what to do`, exit status 2, found before any work; Ctrl-C is one line and exit status 130.
+writing a file aside or a folder whole, and one error idiom. Bad input is one line on stderr,
+`error: what was wrong: what to do`, exit status 2, found before any work; Ctrl-C is one line
+and exit status 130.
 
     from common import ArgumentParser, UserError, command
 
@@ -189,9 +190,9 @@ def aside(path):
             tmp.unlink()
 
 
-def check_new_folder(path, flag, ours):
+def check_new_folder(path, flag, ours, kind):
     """The folder path resolves to (symlinks followed), refused now, before any work, unless a
-    tool may replace it whole: it is new, empty, or ours(folder) says this tool wrote it. Never
+    tool may replace it whole: it is new, empty, or ours(folder) says it holds `kind`. Never
     the current folder or one above it, never a mount point (it cannot be moved aside), never a
     file, never a folder another run of the tool is writing (its .NAME.partial is there)."""
     folder = Path(os.path.realpath(path))
@@ -201,7 +202,7 @@ def check_new_folder(path, flag, ours):
     check_folder(folder, flag)
     if os.path.lexists(folder) and (not folder.is_dir() or (os.listdir(folder) and not ours(
             folder))):
-        raise UserError(f"{flag} {folder} holds files this tool did not write: pass a new folder")
+        raise UserError(f"{flag} {folder} holds files that are not {kind}: pass a new folder")
     partial = folder.parent / f".{folder.name}.partial"
     if os.path.lexists(partial):
         raise UserError(f"{partial} exists: another run is writing {folder}; if none is, delete "
@@ -210,12 +211,12 @@ def check_new_folder(path, flag, ours):
 
 
 @contextlib.contextmanager
-def new_folder(path, flag, ours):
+def new_folder(path, flag, ours, kind):
     """The one way a tool writes a folder whole: yields an empty folder beside path, on its
     filesystem, to fill; when the block ends, path is replaced by it in two renames, with Ctrl-C
     and SIGTERM held off, so path holds the old content or the new, never a mix. Any failure or
     stop leaves path as it was. Checked first by check_new_folder."""
-    folder = check_new_folder(path, flag, ours)
+    folder = check_new_folder(path, flag, ours, kind)
     partial = folder.parent / f".{folder.name}.partial"
     try:
         partial.mkdir(parents=True)  # this command's alone: a second one fails here
@@ -269,8 +270,9 @@ OWN_FLAGS = ("--out", "--seed", "--data")  # the tools set these for every run t
 def check_flags(script, name, flags, extra, out=None):
     """Refuse now what the train.py at script would refuse later, before any run starts, with its
     own functions: its flags (its parser), its data, its model's sizes, its prompt (a dry run of
-    its sample, as its main makes), and its --out (check_out), if out is given. flags: the ones
-    the tool sets; extra: the user's, after --; name: how the error names the run."""
+    its sample, as its main makes), and, if out is given, its --out: new, empty or a run's (its
+    RUN files). flags: the ones the tool sets; extra: the user's, after --; name: how the error
+    names the run."""
     import torch
 
     if said := [f for f in extra for own in OWN_FLAGS if f == own or f.startswith(own + "=")]:
@@ -281,12 +283,9 @@ def check_flags(script, name, flags, extra, out=None):
         args = module.parse_args([*map(str, flags), *extra, *(["--out", str(out)] * bool(out))])
         if args.generate:
             raise UserError("--generate after -- would only sample from old runs: leave it out")
-        if out:
-            check_folder(out, "--out")  # a file above it, a folder that takes no new files
-        if out and os.path.lexists(partial := module.check_out(args).with_name(
-                f".{module.check_out(args).name}.partial")):
-            raise UserError(f"{partial} exists: a train.py may be writing there; if none is, "
-                            "delete it and run again")
+        if out:  # the rules of its Run, as a tool checks a folder it writes
+            check_new_folder(out, "--out", lambda f: sorted(os.listdir(f)) == module.RUN,
+                             f"a run's ({', '.join(module.RUN)})")
         with torch.device("cpu" if args.prompt else "meta"):  # meta: shapes only, no memory
             model, chars, _ = module.load_data(args)
         if unknown := "".join(sorted(set(args.prompt) - set(chars))):

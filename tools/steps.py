@@ -22,8 +22,9 @@ parameters, final val loss (mean, min and max over the seeds) and the training l
 trained/ also gets the table (steps.csv) and the mean val curves (steps.png). The runs go into a
 fresh folder that replaces trained/ only once every run has finished: a failed or stopped
 training leaves the last whole one. A trained/ that steps.py did not write (it has no steps.csv)
-is refused, as is an --out that holds anything but the rung's steps. Every step checks the flags after -- first, with its own
-train.py; without --first, training starts at the first step that knows them all.
+is refused, as is an --out that holds anything but the rung's steps. Every step checks the flags
+after -- first, with its own train.py (the prompt by a dry run of its sample); without --first,
+training starts at the first step that knows them all.
 """
 import argparse
 import os
@@ -135,6 +136,9 @@ def write_steps(steps, out, force=False):
         write_text(out / name / "train.py", text)
 
 
+TRAINED = "a training of steps.py's (its steps.csv)"
+
+
 def trained_by_this_tool(folder):
     """Whether folder is one that --train wrote: it holds the table, steps.csv."""
     return (folder / "steps.csv").is_file()
@@ -178,7 +182,7 @@ def train(steps, out, args):
     """Train every step at every seed into a folder beside out/trained, which replaces it whole
     once every run has finished and the table is written; the table's rows."""
     try:
-        with new_folder(out / "trained", "--out", trained_by_this_tool) as fresh:
+        with new_folder(out / "trained", "--out", trained_by_this_tool, TRAINED) as fresh:
             runs = [(f"{name} seed {seed}", out / name / "train.py", fresh / name / f"seed{seed}",
                      ["--seed", seed, "--data", args.data, *args.extra])
                     for name, _, _ in steps for seed in args.seed]
@@ -242,7 +246,7 @@ def main(argv=None):
                 (Path(folder) / name / "train.py").write_text(text, encoding="utf-8")
             first = check_runs(steps[:last + 1], args.first, Path(folder), args)
     if args.train:  # refused before a file is written
-        check_new_folder(out / "trained", "--out", trained_by_this_tool)
+        check_new_folder(out / "trained", "--out", trained_by_this_tool, TRAINED)
     write_steps(steps, out, args.force)
     for name, _, changed in steps:
         print(f"{out / name / 'train.py'}  ({changed} changed lines)")

@@ -144,15 +144,6 @@ def parse_args(argv=None):  # the flags, each number in its range (any other int
     args.device = args.device.replace("auto", found[0])  # CUDA, then Apple's MPS, then the CPU
     return args
 
-def check_out(args):  # --out, symlinks resolved: a new or empty folder, or a run's
-    out = pathlib.Path(os.path.realpath(args.out))  # a folder above another is not a run's
-    if out in (pathlib.Path.cwd(), args.data.resolve().parent) or os.path.ismount(out):
-        sys.exit(f"error: --out {out} is the current folder, --data's or a mount point: pass "
-                 f"a folder of its own, e.g. {out / 'run'}")
-    if os.path.lexists(out) and (not out.is_dir() or sorted(os.listdir(out)) not in ([], RUN)):
-        sys.exit(f"error: --out {out} is not a run's folder: pass a new folder, or a run's")
-    return out
-
 def load_data(args):  # the text, its vocabulary, and a new model; the sizes checked first
     if not args.data.is_file() or args.data.stat().st_size > 2**27:  # a FIFO would never end
         sys.exit(f"error: --data {args.data} is not a file of 128 MiB at most: pass a text file")
@@ -187,23 +178,28 @@ def load_checkpoint(args):  # the run in --out, each part checked: a file may be
     return model, chars, None
 
 class Run:  # what train() logs to: each loss checked, each estimate kept, a bar between them
-    def __init__(self, args):  # --out checked, and taken: one run at a time writes there
+    def __init__(self, args):  # --out, symlinks resolved: new, empty or a run's, and taken
         self.args, self.rows, self.steps, self.start = args, [], 0, time.time()
-        self.out = check_out(args)
-        self.tmp = self.out.parent / f".{self.out.name}.partial"  # on --out's filesystem
-        try:  # fails if another run made it
-            self.tmp.mkdir(parents=True)
+        self.out = out = pathlib.Path(os.path.realpath(args.out))  # a symlink: the folder it names
+        mine = not os.path.lexists(out) or out.is_dir() and sorted(os.listdir(out)) in ([], RUN)
+        if not mine or os.path.ismount(out) or out in (pathlib.Path.cwd(),
+                                                       args.data.resolve().parent):
+            sys.exit(f"error: --out {out} is not a new folder, an empty one or a run's, or it is "
+                     "the current folder, --data's or a mount point: pass another, e.g. runs/x")
+        self.tmp = out.parent / f".{out.name}.partial"  # beside it: on its filesystem
+        try:
+            self.tmp.mkdir(parents=True)  # fails if another run made it
         except OSError as e:
-            sys.exit(f"error: cannot make {self.tmp} ({e.strerror}): if no run is writing it, "
-                     "delete it")
+            sys.exit(f"error: {self.tmp} ({e.strerror}): if no run is writing it, delete it")
     def evaluation(self, step, losses):  # and a bar for the steps up to the next one
         self.rows.append((step, losses["train"], losses["val"], time.time() - self.start))
-        self.bar = tqdm(total=min(self.args.eval_interval, self.args.max_iters - step),
-                        disable=not (sys.stderr and sys.stderr.isatty()), leave=False)
+        left = min(self.args.eval_interval, self.args.max_iters - step)  # on a terminal's stderr
+        self.bar = tqdm(total=left, leave=False, disable=not (left and os.isatty(2)))
     def step(self, step, loss):
         if not torch.isfinite(loss):
             sys.exit(f"error: the loss became {loss.item()} at step {step}: lower --lr")
-        if self.bar.update() or self.bar.n == self.bar.total:  # the estimate's line comes next
+        self.bar.update()
+        if self.bar.n == self.bar.total:  # the estimate's line comes next: the bar goes first
             self.bar.close()
         self.steps = step + 1
 
