@@ -67,13 +67,35 @@ def test_a_device_that_is_not_there(device, run, tiny_corpus, tmp_path, monkeypa
     assert not (tmp_path / "r").exists()
 
 
-def test_sizes_that_do_not_fit_in_memory_are_refused_before_any_work(run, tiny_corpus, tmp_path):
-    """Each size is inside its range; together they would need far more than 8 GiB."""
-    for version, flags in [("v1_bigram", ["--batch-size", 4096, "--block-size", 4096]),
+def test_sizes_that_do_not_fit_in_memory_are_refused_before_any_work(run, tiny_corpus, tmp_path,
+                                                                     monkeypatch):
+    """Each size is inside its range; together they would need far more than 12 GiB."""
+    for version, flags in [("v1_bigram", ["--batch-size", 10**6, "--block-size", 16]),
                            ("v6_block", ["--n-embd", 1024, "--n-layer", 1024]),
                            ("v8_bert_mlm", ["--batch-size", 1024, "--block-size", 1024])]:
+        monkeypatch.setattr(load(version), "LanguageModel", lambda *a, **k: pytest.fail("built"))
         assert_one_line_error(run(version, tiny_args(tiny_corpus, tmp_path / "r", *flags)),
-                              "need over 8 GiB")
+                              "need over 12 GiB")
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("version,flags", [
+    ("v1_bigram", []),  # the defaults: a 20,000 x 20,000 table, its gradients and AdamW's: 12 GiB
+    ("v4_multihead", ["--batch-size", 256, "--block-size", 128]),  # logits of 20,000 per position
+    ("v6_block", ["--batch-size", 80, "--block-size", 1024, "--n-head", 8, "--n-layer", 1,
+                  "--dropout", 0.5]),  # the attention weights, kept three times for backward
+])
+def test_sizes_the_old_count_let_through_are_refused(version, flags, run, tmp_path, monkeypatch):
+    """Measured peaks over 9 GiB (reference/README.md) that a count without the vocabulary, or
+    with one copy of the attention weights, took for under 8 GiB: a text of 20,000 characters
+    (Chinese has thousands) makes the embeddings and the logits large; dropout keeps more."""
+    text = tmp_path / "many.txt"
+    text.write_text("".join(chr(0x4E00 + i) for i in range(20_000)) * 3 if version != "v6_block"
+                    else (ROOT / "data" / "tinyplays.txt").read_text(encoding="utf-8")[:100_000],
+                    encoding="utf-8")
+    monkeypatch.setattr(load(version), "LanguageModel", lambda *a, **k: pytest.fail("built"))
+    assert_one_line_error(run(version, ["--data", text, "--out", tmp_path / "r", *map(str, flags)]),
+                          "need over 12 GiB")
     assert not (tmp_path / "r").exists()
 
 

@@ -291,6 +291,60 @@ def test_a_failed_or_stopped_training_leaves_the_last_whole_one(stop, code, said
     assert tree(written / "trained") == before and not (written / ".trained.partial").exists()
 
 
+def test_a_trained_folder_the_tool_did_not_write_is_refused_and_kept(written, tiny_corpus,
+                                                                     monkeypatch, capsys):
+    """The user's own S/trained (no steps.csv): refused before any run, never renamed away."""
+    (written / "trained" / "steps.csv").unlink()
+    (written / "trained" / "my_notes.txt").write_text("mine\n")
+    before = tree(written.parent)
+    monkeypatch.setattr(steps, "train_all", lambda *a: pytest.fail("a run started"))
+    code = steps.main(["v4_multihead", "--train", "--seed", "1", "--out", str(written), "--data",
+                       str(tiny_corpus), "--", *TINY])
+    assert_one_line_error((code, "", capsys.readouterr().err), "trained holds files that are not",
+                          "steps.csv", "pass a new folder")
+    assert tree(written.parent) == before
+
+
+def test_an_out_that_holds_other_files_is_refused(tmp_path, capsys):
+    """steps.py --out . in the repository would scatter step folders among the sources."""
+    (tmp_path / "mine.txt").write_text("mine\n")
+    for out in (tmp_path, ROOT):
+        before = tree(out) if out == tmp_path else None
+        code = steps.main(["v4_multihead", "--out", str(out)])
+        assert_one_line_error((code, "", capsys.readouterr().err), "which is not a step of this")
+        assert out != tmp_path or tree(out) == before
+    assert not any((ROOT / name).exists() for name, _, _ in steps.chain("v4_multihead")[1:])
+
+
+@pytest.mark.parametrize("given", ["v4_multihead/", "./v4_multihead", "v4_multihead//"])
+def test_a_rung_written_as_tab_completion_writes_it(given, tmp_path):
+    assert steps.main([given, "--out", str(tmp_path / "s")]) == 0
+    assert (tmp_path / "s" / "06-heads-batched" / "train.py").is_file()
+
+
+def test_a_patch_without_a_hunk_is_no_step(tmp_path, monkeypatch, capsys):
+    fake = tmp_path / "repo"
+    for version in ("v5_ffn", "v6_block"):
+        shutil.copytree(ROOT / version, fake / version, ignore=shutil.ignore_patterns("*.md"))
+    (fake / "v6_block" / "steps" / "07-nothing.diff").write_text("")
+    monkeypatch.setattr(steps, "ROOT", fake)
+    code = steps.main(["v6_block", "--out", str(tmp_path / "out")])
+    assert_one_line_error((code, "", capsys.readouterr().err), "07-nothing.diff has no hunk")
+    assert not (tmp_path / "out").exists()
+
+
+def test_flags_that_a_later_step_refuses_are_refused_before_any_run(tmp_path, tiny_corpus,
+                                                                    monkeypatch, capsys):
+    """--prompt abc: v8's steps 02 to 04 fill in a val passage only, 05 on want a blank: each
+    step's own dry run of its sample says so before step 00 trains; nothing is left behind."""
+    monkeypatch.setattr(steps, "train_all", lambda *a: pytest.fail("a run started"))
+    code = steps.main(["v8_bert_mlm", "--train", "--seed", "1", "--out", str(tmp_path / "s"),
+                       "--data", str(tiny_corpus), "--", "--prompt", "abc"])
+    assert_one_line_error((code, "", capsys.readouterr().err), "step 02-fill-in",
+                          "leave out --prompt")
+    assert not (tmp_path / "s").exists()
+
+
 # ---------------------------------------------------------------- steps that change no number
 # Steps that rebuild the model under new names, or add what a training run does not use: built from
 # the same seed, each gives the step before's logits and gradients bit for bit, so a run repeats

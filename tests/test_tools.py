@@ -4,6 +4,7 @@ the ladder table. Stand-in scripts where a real train.py is not needed."""
 import csv
 import errno
 import hashlib
+import io
 import os
 import signal
 import subprocess
@@ -124,6 +125,60 @@ def test_a_failed_or_stopped_run_stops_the_others_at_once_and_starts_no_more(sto
     assert not (tmp_path / "a").exists(), "the sleeping run was not stopped"
     if stop == "a run fails":
         assert str(e.value).startswith("one that fails failed (error: too short): run it alone")
+
+
+def test_a_terminal_s_ctrl_c_reaches_the_tool_alone_which_stops_each_run_once(tmp_path):
+    """A terminal sends Ctrl-C to its whole foreground process group. The runs sit in sessions
+    of their own, so only the tool gets it; each run then gets one SIGTERM, saves, and says what
+    it saved, and the tool repeats that in its one line."""
+    child = tmp_path / "child.py"
+    child.write_text(
+        "import pathlib, signal, sys, time\n"
+        "got = pathlib.Path(sys.argv[2] + '.signals')\n"
+        "def note(number, frame):\n"
+        "    got.write_text(got.read_text() + signal.Signals(number).name + ' ' if got.exists() "
+        "else signal.Signals(number).name + ' ')\n"
+        "    if number == signal.SIGTERM:\n"
+        "        print('stopped at step 4: saved in ' + sys.argv[2], file=sys.stderr)\n"
+        "        sys.exit(130)\n"
+        "signal.signal(signal.SIGINT, note)\n"
+        "signal.signal(signal.SIGTERM, note)\n"
+        "pathlib.Path(sys.argv[2] + '.started').write_text('')\n"
+        "time.sleep(60)\n")
+    tool = tmp_path / "tool.py"
+    tool.write_text(
+        f"import sys\nsys.path.insert(0, {str(ROOT / 'tools')!r})\n"
+        "import common\n"
+        "@common.command\n"
+        "def main(argv=None):\n"
+        f"    common.train_all([(n, {str(child)!r}, {str(tmp_path)!r} + '/' + n, []) "
+        "for n in 'ab'], jobs=2)\n"
+        "sys.exit(main())\n")
+    proc = subprocess.Popen([sys.executable, str(tool)], stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # its own group, as a terminal's job is
+    while not all((tmp_path / f"{n}.started").exists() for n in "ab"):
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends on Ctrl-C
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err == (f"interrupted: 0 of 2 runs finished; a: stopped at step 4: saved in "
+                   f"{tmp_path}/a; b: stopped at step 4: saved in {tmp_path}/b\n")
+    assert [(tmp_path / f"{n}.signals").read_text() for n in "ab"] == ["SIGTERM "] * 2
+
+
+def test_a_bar_on_a_terminal_counts_the_runs(tmp_path, monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    quick = stand_in(tmp_path, "quick.py", "")
+    common.train_all([(name, quick, tmp_path / name, []) for name in "abc"])
+    assert "0/3" in terminal.getvalue() and terminal.getvalue().endswith("\r")
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    common.train_all([(name, quick, tmp_path / f"{name}2", []) for name in "abc"])
+    assert sys.stderr.getvalue() == ""
 
 
 def test_the_runner_returns_each_run_s_rows_in_order(tmp_path):

@@ -474,10 +474,13 @@ def load_data(args):  # the text, its vocabulary, and a new model; the sizes che
         sys.exit(f"error: cannot read --data {args.data} as UTF-8 text ({e})")
     if min(len(split) for split in splits.values()) <= args.block_size:
         sys.exit(f"error: --data {args.data} is too short: pass a longer text or --block-size")
-    B, T, C, nh, L, ff = (getattr(args, k, 1) for k in ("batch_size", "block_size", "n_embd",
-                                                        "n_head", "n_layer", "intermediate_size"))
-    if L * (16 * C * (C + ff) + B * T * (3 * nh * T + 12 * C + 2 * ff)) > 2**31:  # a step's floats
-        sys.exit("error: these sizes need over 8 GiB: lower the batch's or the model's")
+    V, nh = len(chars), getattr(args, "n_head", 0)  # a step's floats; v1: a V x V table
+    B, T, C, L = (args.batch_size, args.block_size, getattr(args, "n_embd", V),
+                  getattr(args, "n_layer", min(nh, 1)))
+    ff = getattr(args, "intermediate_size", 4 * C * min(L, 1))  # v6's FFN; v4 and v5 have less
+    if (8 * C * (L * (4 * C + 2 * ff) + (1 + min(L, 1)) * V)  # weights, gradients, AdamW's
+            + B * T * ((4 * L + 2) * nh * T + 2 * (L + 1) * ff + 32 * L * C + 6 * V) > 3 * 2**30):
+        sys.exit("error: these sizes need over 12 GiB: lower the batch's or the model's")
     return LanguageModel(len(chars), **{k: getattr(args, k) for k in MODEL_ARGS}), chars, splits
 
 def load_checkpoint(args):  # the run in --out, each part checked: a file may be made by hand
