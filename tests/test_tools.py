@@ -286,7 +286,9 @@ def test_ladder_ctrl_c_is_one_line_saying_what_each_run_saved(monkeypatch, tmp_p
         sleepy = stand_in(tmp_path, "v4.py", "print('stopped at step 7: saved in X', "
                           "file=sys.stderr, flush=True); time.sleep(60)")
         threading.Thread(target=ctrl_c_once_v4_runs, daemon=True).start()
-        return common.train_all([runs[0], (runs[1][0], sleepy, *runs[1][2:])], done=done)
+        quick = stand_in(tmp_path, "v1.py", "")
+        return common.train_all([(runs[0][0], quick, *runs[0][2:]),
+                                 (runs[1][0], sleepy, *runs[1][2:])], done=done)
 
     monkeypatch.setattr(tool, "train_all", stopped_in_v4)
     monkeypatch.setattr(tool, "result", lambda *a: {k: 0 for k in (
