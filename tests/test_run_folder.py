@@ -179,14 +179,17 @@ def refusals(tmp_path, trained, monkeypatch):
     monkeypatch.chdir(tmp_path / "empty_here")
     (tmp_path / "file").write_text("mine")
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
-    return {"a folder of the user's": (mine, []), "a run folder with a file of the user's": (
+    shutil.copytree(trained["v1_bigram"], tmp_path / "a_run")
+    return {"a new folder in a run's folder": (tmp_path / "a_run" / "again", []),
+            "a folder of the user's": (mine, []), "a run folder with a file of the user's": (
         mixed, []), "an unset shell variable": ("", []), "the current folder": (".", []),
         "the folder that holds --data": (with_data, ["--data", with_data / "sample.txt"]),
         "the source folder": (ROOT / "v1_bigram", []), "the repository": (ROOT, []),
         "a file": (tmp_path / "file", []), "a symlink loop": (tmp_path / "loop", [])}
 
 
-@pytest.mark.parametrize("case", ["a folder of the user's", "a run folder with a file of the "
+@pytest.mark.parametrize("case", ["a new folder in a run's folder",
+                                  "a folder of the user's", "a run folder with a file of the "
                                   "user's", "an unset shell variable", "the current folder",
                                   "the folder that holds --data", "the source folder",
                                   "the repository", "a file", "a symlink loop"])

@@ -319,7 +319,7 @@ def train_all(runs, jobs=1, done=lambda i, rows: None):
     when stopped), starts no more, and says what each stopped run said it saved."""
     from tqdm import tqdm
 
-    waiting, running, results = list(range(len(runs))), {}, {}
+    waiting, running, results, shown = list(range(len(runs))), {}, {}, 0.0
     bar = tqdm(total=len(runs), unit="run", leave=False,
                disable=not (sys.stderr and sys.stderr.isatty()))
     try:
@@ -331,8 +331,9 @@ def train_all(runs, jobs=1, done=lambda i, rows: None):
                 cmd = [sys.executable, str(script), "--out", str(out), *map(str, flags)]
                 running[i] = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log,
                                               start_new_session=True), log
-            bar.set_description(", ".join(runs[i][0] for i in running), refresh=False)
-            bar.refresh()  # the elapsed time moves on
+            if time.time() - shown > 0.5:  # the names of the runs, and the time, move on
+                bar.set_description(", ".join(runs[i][0] for i in running))
+                shown = time.time()
             for i, (proc, log) in list(running.items()):
                 if proc.poll() is None:
                     continue
@@ -357,18 +358,23 @@ def train_all(runs, jobs=1, done=lambda i, rows: None):
 
 def stop(runs, running):
     """SIGTERM, once, to each running run, then its own last line: '; NAME: stopped at step 9:
-    saved in OUT' for each. A run that does not stop within 30 s is killed."""
-    said = ""
-    for proc, _ in running.values():
-        proc.terminate()  # SIGTERM: train.py saves what it trained and stops
-    for i, (proc, log) in list(running.items()):
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        said += f"; {runs[i][0]}: {last_line(log, proc.returncode)}"
-        del running[i]
+    saved in OUT' for each. Ctrl-C and SIGTERM wait meanwhile; a run that does not stop within
+    30 s is killed."""
+    said, held = "", [signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)]
+    try:  # a second Ctrl-C waits too: the runs are saving
+        for proc, _ in running.values():
+            proc.terminate()  # SIGTERM: train.py saves what it trained and stops
+        for i, (proc, log) in list(running.items()):
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            said += f"; {runs[i][0]}: {last_line(log, proc.returncode)}"
+            del running[i]
+    finally:
+        for s, handler in zip((signal.SIGINT, signal.SIGTERM), held):
+            signal.signal(s, handler)
     return said
 
 

@@ -505,10 +505,11 @@ class Run:  # what train() logs to: each loss checked, each estimate kept, a bar
         self.args, self.rows, self.steps, self.start = args, [], 0, time.time()
         self.out = out = pathlib.Path(os.path.realpath(args.out))  # a symlink: the folder it names
         mine = not os.path.lexists(out) or out.is_dir() and sorted(os.listdir(out)) in ([], RUN)
-        if not mine or os.path.ismount(out) or out in (pathlib.Path.cwd(),
-                                                       args.data.resolve().parent):
+        inside = out.parent.is_dir() and sorted(os.listdir(out.parent)) == RUN  # a run's folder
+        if not mine or inside or os.path.ismount(out) or out in (pathlib.Path.cwd(),
+                                                                 args.data.resolve().parent):
             sys.exit(f"error: --out {out} is not a new folder, an empty one or a run's, or it is "
-                     "the current folder, --data's or a mount point: pass another, e.g. runs/x")
+                     "the current folder, --data's, a mount point or in a run's: pass another")
         self.tmp = out.parent / f".{out.name}.partial"  # beside it: on its filesystem
         try:
             self.tmp.mkdir(parents=True)  # fails if another run made it
