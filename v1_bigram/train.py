@@ -251,9 +251,9 @@ def main(argv=None):
             signal.signal(s, signal.SIG_IGN)
         if run and run.steps:
             save(run, model, chars, text)
-        said = f"saved in {run.out}" if run and run.steps else "nothing was written"
-        return 0 if text else print(f"stopped at step {run.steps if run else 0}: {said}",
-                                    file=sys.stderr) or 130
+        said = f" at step {run.steps}" if run else ""  # --generate: no run
+        said += f": saved in {run.out}" if run and run.steps else ": nothing was written"
+        return 0 if text else print(f"stopped{said}", file=sys.stderr) or 130
     except OSError as e:  # a full disk: --out is as it was
         sys.exit(f"error: cannot write {e.filename} ({e.strerror}): --out is as it was")
     finally:
