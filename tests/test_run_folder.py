@@ -206,15 +206,22 @@ def test_a_folder_that_holds_no_run_is_refused_before_any_work(case, run, traine
     assert {p: folder_bytes(p) for p in watched} == before
 
 
-def test_a_mount_point_is_refused_before_any_work(run, trained, tiny_corpus, tmp_path,
-                                                  monkeypatch):
-    """A Docker volume, a USB disk: the folder cannot be moved aside, so no run is swapped in."""
+@pytest.mark.parametrize("kind", ["a mount point", "read-only"])
+def test_a_folder_that_cannot_be_moved_aside_is_refused_before_any_work(kind, run, trained,
+                                                                          tiny_corpus, tmp_path,
+                                                                          monkeypatch):
+    """A Docker volume or a USB disk (a mount point), or a folder the user may not write (moving a
+    folder to another parent rewrites its ..): the old run could not be moved aside at the end,
+    so the run is refused before it trains, not after."""
     out, before = copy_of(trained, "v1_bigram", tmp_path)
-    real = os.path.ismount
-    monkeypatch.setattr(os.path, "ismount", lambda p: str(p) == str(out) or real(p))
+    if kind == "a mount point":
+        real = os.path.ismount
+        monkeypatch.setattr(os.path, "ismount", lambda p: str(p) == str(out) or real(p))
+    else:  # root may write anywhere: what access() says for another user
+        real = os.access
+        monkeypatch.setattr(os, "access", lambda p, mode: str(p) != str(out) and real(p, mode))
     no_training(monkeypatch, "v1_bigram")
-    assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, out)), "mount point",
-                          "pass another")
+    assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, out)), kind, "pass one")
     assert folder_bytes(out) == before
 
 

@@ -465,11 +465,11 @@ class Run:  # what train() logs to: each loss checked, each estimate kept, a bar
         self.args, self.rows, self.steps, self.start = args, [], 0, time.time()
         self.out = out = pathlib.Path(os.path.realpath(args.out))  # a symlink: the folder it names
         mine = not os.path.lexists(out) or out.is_dir() and sorted(os.listdir(out)) in ([], RUN)
-        inside = out.parent.is_dir() and sorted(os.listdir(out.parent)) == RUN  # a run's folder
-        if not mine or inside or os.path.ismount(out) or out in (pathlib.Path.cwd(),
-                                                                 args.data.resolve().parent):
-            sys.exit(f"error: --out {out} is not a new folder, an empty one or a run's, or it is "
-                     "the current folder, --data's, a mount point or in a run's: pass another")
+        moves = not out.is_dir() or os.access(out, os.W_OK) and not os.path.ismount(out)  # aside
+        sub = out.parent.is_dir() and sorted(os.listdir(out.parent)) == RUN  # in a run's folder
+        if not (mine and moves) or sub or out in (pathlib.Path.cwd(), args.data.resolve().parent):
+            sys.exit(f"error: --out {out} must be a new folder, an empty one or a run's, not the "
+                     "current folder, --data's, a mount point, read-only or in a run's: pass one")
         self.tmp = out.parent / f".{out.name}.partial"  # beside it: on its filesystem
         try:
             self.tmp.mkdir(parents=True)  # fails if another run made it
