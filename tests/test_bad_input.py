@@ -101,11 +101,13 @@ def test_sizes_the_old_count_let_through_are_refused(version, flags, run, tmp_pa
 
 def test_bad_data(run, tmp_path):
     bad = {"missing.txt": None, "folder": "dir", "latin1.txt": "caf\xe9".encode("latin-1"),
-           "short.txt": "abc"}
+           "short.txt": "abc", "loop.txt": "loop"}
     for name, content in bad.items():
         path = tmp_path / name
         if content == "dir":
             path.mkdir()
+        elif content == "loop":  # a symlink to itself: resolving it fails
+            path.symlink_to(path)
         elif content is not None:
             path.write_bytes(content.encode() if isinstance(content, str) else content)
         assert_one_line_error(run("v4_multihead", ["--data", path, "--out", tmp_path / "r"]),

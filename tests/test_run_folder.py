@@ -21,7 +21,8 @@ ENDS = ["v1_bigram", "v8_bert_mlm"]
 
 def stop_on_call(monkeypatch, module, n, how):
     """module.get_batch raises KeyboardInterrupt (how=None) or sends this process the signal how
-    on its n-th call. A tiny run calls it 2 * 4 times per estimate, once per step."""
+    (or each of the signals how, at once) on its n-th call. A tiny run calls it 2 * 4 times per
+    estimate, once per step."""
     real, calls = module.get_batch, [0]
 
     def get_batch(*args):
@@ -29,7 +30,8 @@ def stop_on_call(monkeypatch, module, n, how):
         if calls[0] == n:
             if how is None:
                 raise KeyboardInterrupt
-            os.kill(os.getpid(), how)  # the handler main() installed answers it
+            for signum in how if isinstance(how, tuple) else [how]:
+                os.kill(os.getpid(), signum)  # the handler main() installed answers it
         return real(*args)
 
     monkeypatch.setattr(module, "get_batch", get_batch)
@@ -60,7 +62,8 @@ def test_a_rerun_stopped_before_its_first_step_leaves_the_old_run(version, how, 
 
 
 @pytest.mark.parametrize("version", ENDS)
-@pytest.mark.parametrize("how", [None, signal.SIGTERM])
+@pytest.mark.parametrize("how", [None, signal.SIGTERM, (signal.SIGINT, signal.SIGINT),
+                                 (signal.SIGINT, signal.SIGTERM)])
 def test_ctrl_c_or_sigterm_mid_run_saves_what_was_trained_whole(version, how, run, trained,
                                                                   tiny_corpus, tmp_path,
                                                                   monkeypatch):
@@ -180,7 +183,13 @@ def refusals(tmp_path, trained, monkeypatch):
     (tmp_path / "file").write_text("mine")
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
     shutil.copytree(trained["v1_bigram"], tmp_path / "a_run")
+    lookalike = tmp_path / "lookalike"
+    for name in ("ckpt.pt", "metrics.csv", "sample.txt"):
+        (lookalike / name).mkdir(parents=True)
+    (lookalike / "ckpt.pt" / "mine.txt").write_text("my notes")
     return {"a new folder in a run's folder": (tmp_path / "a_run" / "again", []),
+            "two folders down in a run's folder": (tmp_path / "a_run" / "a" / "b", []),
+            "a run's names as the user's folders": (lookalike, []),
             "a folder of the user's": (mine, []), "a run folder with a file of the user's": (
         mixed, []), "an unset shell variable": ("", []), "the current folder": (".", []),
         "the folder that holds --data": (with_data, ["--data", with_data / "sample.txt"]),
@@ -189,6 +198,8 @@ def refusals(tmp_path, trained, monkeypatch):
 
 
 @pytest.mark.parametrize("case", ["a new folder in a run's folder",
+                                  "two folders down in a run's folder",
+                                  "a run's names as the user's folders",
                                   "a folder of the user's", "a run folder with a file of the "
                                   "user's", "an unset shell variable", "the current folder",
                                   "the folder that holds --data", "the source folder",
@@ -196,7 +207,8 @@ def refusals(tmp_path, trained, monkeypatch):
 def test_a_folder_that_holds_no_run_is_refused_before_any_work(case, run, trained, tiny_corpus,
                                                                 tmp_path, monkeypatch):
     out, extra = refusals(tmp_path, trained, monkeypatch)[case]
-    watched = [p for p in [tmp_path, ROOT / "v1_bigram"] if p.is_dir()]
+    watched = [p for p in [tmp_path, ROOT / "v1_bigram", tmp_path / "a_run",
+                           tmp_path / "lookalike" / "ckpt.pt"] if p.is_dir()]
     before = {p: folder_bytes(p) for p in watched}
     no_training(monkeypatch, "v1_bigram")
     flags = tiny_args(tiny_corpus, out, *extra)
@@ -291,9 +303,32 @@ def test_data_deleted_mid_run_keeps_the_run(version, run, tiny_corpus, tmp_path,
 
 def test_a_new_folder_is_made_only_by_a_run_that_saves(run, tiny_corpus, tmp_path,
                                                         monkeypatch):
+    """The folders made above --out for the run go again when it saves nothing, whatever stops
+    it: Ctrl-C before the first step, or --data that is not there."""
     stop_on_call(monkeypatch, load("v1_bigram"), 1, None)
-    assert run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "a" / "run"))[0] == 130
-    assert list((tmp_path / "a").iterdir()) == []
+    assert run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "a" / "b" / "run"))[0] == 130
+    assert run("v1_bigram", tiny_args(tmp_path / "none.txt", tmp_path / "a" / "b" / "run"))[0] == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_data_that_changes_while_it_is_read_is_refused(run, tiny_corpus, tmp_path,
+                                                        monkeypatch):
+    """The sha256 the checkpoint keeps must be the text the run learned: read, hashed, compared."""
+    data = tmp_path / "text.txt"
+    shutil.copy(tiny_corpus, data)
+    module, real = load("v1_bigram"), load("v1_bigram").read_data
+    monkeypatch.setattr(module, "read_data", lambda path: (real(path), data.write_text(
+        tiny_corpus.read_text()[::-1]))[0])  # another text, swapped in just after the read
+    assert_one_line_error(run("v1_bigram", tiny_args(data, tmp_path / "run")),
+                          "changed while it was read", "run again")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["text.txt"]
+
+
+def test_an_out_whose_name_is_too_long_says_to_pass_another(run, tiny_corpus, tmp_path):
+    """.NAME.partial is 9 characters longer than NAME: there is nothing to delete."""
+    assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, tmp_path / ("n" * 250))),
+                          "File name too long", "pass another --out")
+    assert list(tmp_path.iterdir()) == []
 
 
 # ------------------------------------------------------------------ pipes and --generate
@@ -318,6 +353,27 @@ def test_a_closed_pipe_stops_the_run_as_ctrl_c_does(run, tiny_corpus, tmp_path, 
     code, _, err = run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "run"))
     assert code == 130 and err == f"stopped at step 10: saved in {tmp_path / 'run'}\n"
     assert torch.load(tmp_path / "run" / "ckpt.pt", weights_only=True)["step"] == 10
+
+
+def test_a_closed_or_full_stdout_keeps_the_run(run, tiny_corpus, tmp_path, monkeypatch):
+    """`>&-` (stdout None) trains and saves; `> /dev/full` stops at the first line it cannot
+    write, and saves what was trained, as a closed pipe does."""
+    monkeypatch.setattr("sys.stdout", None)
+    code, _, err = run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "closed"))
+    assert (code, err) == (0, "") and (tmp_path / "closed" / "ckpt.pt").is_file()
+    monkeypatch.undo()
+    calls = [0]
+
+    def print_to_a_full_disk(*args, file=None, **kwargs):
+        if file is not None:
+            return print(*args, file=file, **kwargs)
+        calls[0] += 1
+        if calls[0] > 2:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(load("v1_bigram"), "print", print_to_a_full_disk, raising=False)
+    code, _, err = run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "full"))
+    assert code == 130 and err == f"stopped at step 10: saved in {tmp_path / 'full'}\n"
 
 
 @pytest.mark.parametrize("version", ENDS)

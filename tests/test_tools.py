@@ -59,8 +59,13 @@ def test_common_imports_without_torch():
     (KeyboardInterrupt(), 130, "interrupted\n"),
     (KeyboardInterrupt(""), 130, "interrupted\n"),  # an empty reason: no `interrupted: `
     (KeyboardInterrupt("2 of 3 runs finished"), 130, "interrupted: 2 of 3 runs finished\n"),
+    (BrokenPipeError(errno.EPIPE, "Broken pipe"), 130, "interrupted: its output was closed\n"),
+    (OSError(errno.ENAMETOOLONG, "File name too long", "x" * 300 + ".png"), 2,
+     f"error: {'x' * 300}.png: File name too long: choose another path\n"),
 ])
-def test_command_turns_bad_input_and_ctrl_c_into_one_line(raised, code, err, capsys):
+def test_command_turns_bad_input_ctrl_c_and_a_closed_pipe_into_one_line(raised, code, err,
+                                                                         capsys):
+    """`python tools/ladder.py | true`: the tool's print fails once `true` has gone."""
     @common.command
     def main(argv=None):
         print("started")
@@ -68,6 +73,24 @@ def test_command_turns_bad_input_and_ctrl_c_into_one_line(raised, code, err, cap
 
     assert main([]) == code
     assert capsys.readouterr() == ("started\n", err)
+
+
+def test_a_second_ctrl_c_waits_for_what_the_first_set_going(capsys):
+    """The first Ctrl-C stops the tool; the next, even at once, cannot cut short the stopping."""
+    @common.command
+    def main(argv=None):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        except KeyboardInterrupt:
+            os.kill(os.getpid(), signal.SIGINT)  # while the runs are being stopped
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.1)
+            raise KeyboardInterrupt("every run stopped") from None
+
+    assert main([]) == 130
+    assert capsys.readouterr().err == "interrupted: every run stopped\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_the_parser_errors_in_one_line_and_takes_no_abbreviation():
@@ -181,6 +204,18 @@ def test_a_bar_on_a_terminal_counts_the_runs(tmp_path, monkeypatch):
     assert sys.stderr.getvalue() == ""
 
 
+@pytest.mark.parametrize("said,code,line", [
+    ("stopped at step 4: saved in X\n", 130, "stopped at step 4: saved in X"),
+    ("", -15, "stopped before it began: nothing was written"),  # SIGTERM while torch imported
+    ("", 0, "finished"),  # it ended just as the others were stopped
+    ("", 1, "exit status 1"),
+])
+def test_what_a_stopped_run_said_is_its_last_line(said, code, line, tmp_path):
+    log = open(tmp_path / "log", "w+")
+    log.write(said)
+    assert common.last_line(log, code) == line
+
+
 def test_the_runner_returns_each_run_s_rows_in_order(tmp_path):
     quick = stand_in(tmp_path, "quick.py", "")
     runs = [(name, quick, tmp_path / name, []) for name in "abc"]
@@ -243,6 +278,14 @@ def test_ladder_refuses_bad_flags_before_any_run(extra, fragment, ladder, tmp_pa
     assert started == [] and list(tmp_path.iterdir()) == []
 
 
+def in_a_run(tmp_path):
+    """A run's folder as --out: the ladder's runs would go inside it."""
+    (tmp_path / "run").mkdir()
+    for name in ("ckpt.pt", "metrics.csv", "sample.txt"):
+        (tmp_path / "run" / name).write_text("x\n")
+    return tmp_path / "run"
+
+
 def a_file(path, out):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("x\n")
@@ -259,6 +302,7 @@ def a_file(path, out):
     (lambda t: ROOT, "v1_bigram holds files that are not a run's"),
     (lambda t: (t / "runs" / ".v1_bigram.partial").mkdir(parents=True) or t / "runs",
      ".v1_bigram.partial exists"),
+    (lambda t: in_a_run(t), "which holds a run's"),
 ])
 def test_ladder_refuses_an_out_it_cannot_write_before_any_run(make, fragment, ladder, tmp_path,
                                                               capsys):

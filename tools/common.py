@@ -43,25 +43,43 @@ def one_line(text):
     return " ".join(str(text).split())
 
 
+def stop(signum, frame):
+    """The handler of Ctrl-C and SIGTERM: the first stops the tool; the ones after it are ignored,
+    so that what the first set going (saving, stopping the runs) ends whole."""
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def command(main):
     """main(argv) as a tool runs: a UserError is one `error:` line and exit status 2; Ctrl-C or
-    SIGTERM is one `interrupted` line (and what the KeyboardInterrupt says) and 130."""
+    SIGTERM is one `interrupted` line (and what the KeyboardInterrupt says) and 130, and so is a
+    closed output (`| head`); a path the system refuses (a name too long) is one `error:` line."""
     @functools.wraps(main)
     def run(argv=None):
         for stream in (sys.stdout, sys.stderr):  # PYTHONIOENCODING=ascii: escaped, not a crash
             if hasattr(stream, "reconfigure"):
                 stream.reconfigure(errors="backslashreplace")
         for s in (signal.SIGINT, signal.SIGTERM):  # SIGTERM stops as Ctrl-C does
-            signal.signal(s, signal.default_int_handler)
+            signal.signal(s, stop)
         try:
             return main(argv)
         except UserError as e:
             print(f"error: {one_line(e)}", file=sys.stderr)
             return 2
-        except KeyboardInterrupt as e:
+        except (KeyboardInterrupt, BrokenPipeError) as e:
+            if isinstance(e, BrokenPipeError):  # | head has gone: nothing more goes there
+                sys.stdout, e = None, "its output was closed"
             reason = one_line(e)  # none: the bare word, never an empty `interrupted: `
             print(f"interrupted{': ' * bool(reason)}{reason}", file=sys.stderr)
             return 130
+        except OSError as e:  # what no check foresaw: a name too long, a disk gone
+            print(f"error: {one_line(e.filename)}: {e.strerror or e}: choose another path",
+                  file=sys.stderr)
+            return 2
+        finally:  # the process goes on when a test calls main()
+            for s in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(s, signal.default_int_handler)
     return run
 
 
@@ -173,10 +191,10 @@ def check_output(path, flag):
 
 @contextlib.contextmanager
 def aside(path):
-    """Yields a name beside path (a symlink's target) to write to; moved onto it (os.replace)
-    when the block ends. Any failure (a full disk) removes it, and path stays as it was: one
-    UserError line."""
-    path = Path(os.path.realpath(path))
+    """Yields a name beside path to write to; moved onto path (os.replace) when the block ends (a
+    symlink there is replaced, what it names is kept). Any failure (a full disk) removes it, and
+    path stays as it was: one UserError line."""
+    path = Path(path)
     tmp = path.with_name(f".{path.stem}.partial{path.suffix}")  # .png stays .png for matplotlib
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -194,7 +212,8 @@ def check_new_folder(path, flag, ours, kind):
     """The folder path resolves to (symlinks followed), refused now, before any work, unless a
     tool may replace it whole: it is new, empty, or ours(folder) says it holds `kind`. Never
     the current folder or one above it, never a mount point (it cannot be moved aside), never a
-    file, never a folder another run of the tool is writing (its .NAME.partial is there)."""
+    file, never a folder inside one that holds `kind`, never a folder another run of the tool is
+    writing (its .NAME.partial is there)."""
     folder = Path(os.path.realpath(path))
     if folder in [Path.cwd(), *Path.cwd().parents] or os.path.ismount(folder):
         raise UserError(f"{flag} {folder} is the current folder, one above it or a mount point: "
@@ -203,6 +222,9 @@ def check_new_folder(path, flag, ours, kind):
     if os.path.lexists(folder) and (not folder.is_dir() or (os.listdir(folder) and not ours(
             folder))):
         raise UserError(f"{flag} {folder} holds files that are not {kind}: pass a new folder")
+    if above := [f for f in folder.parents if f.is_dir() and os.listdir(f) and ours(f)]:
+        raise UserError(f"{flag} {folder} is inside {above[0]}, which holds {kind}: pass a "
+                        "folder outside it")
     partial = folder.parent / f".{folder.name}.partial"
     if os.path.lexists(partial):
         raise UserError(f"{partial} exists: another run is writing {folder}; if none is, delete "
@@ -220,22 +242,24 @@ def new_folder(path, flag, ours, kind):
     partial = folder.parent / f".{folder.name}.partial"
     try:
         partial.mkdir(parents=True)  # this command's alone: a second one fails here
-    except OSError as e:
-        raise UserError(f"cannot make {partial} ({e.strerror or e}): if no run is writing it, "
-                        "delete it") from None
-    try:
         (partial / "new").mkdir()
+    except OSError as e:
+        advice = "if no run is writing it, delete it" if isinstance(e, FileExistsError) else \
+            "choose another path"
+        raise UserError(f"cannot make {partial} ({e.strerror or e}): {advice}") from None
+    try:
         yield partial / "new"
         held = [signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)]
         try:
             if folder.exists():
                 os.replace(folder, partial / "old")
             os.replace(partial / "new", folder)
+        except OSError as e:
+            raise UserError(f"cannot write {folder} ({e.strerror or e}): it is as it was") \
+                from None
         finally:
             for s, handler in zip((signal.SIGINT, signal.SIGTERM), held):
                 signal.signal(s, handler)
-    except OSError as e:
-        raise UserError(f"cannot write {folder} ({e.strerror or e}): it is as it was") from None
     finally:
         if (partial / "old").exists() and not folder.exists():
             os.replace(partial / "old", folder)  # the swap went half way: the old is back
@@ -306,7 +330,8 @@ def last_line(log, code):
     """What a run said last on stderr (its error, or what it saved when stopped); a run stopped
     by a signal before it could say anything (while Python imported torch) wrote nothing."""
     log.seek(0)
-    silent = "stopped before it began: nothing was written" if code < 0 else f"exit status {code}"
+    silent = ("stopped before it began: nothing was written" if code < 0 else "finished" if
+              code == 0 else f"exit status {code}")
     return one_line((log.read().strip().splitlines() or [silent])[-1])
 
 
@@ -347,16 +372,16 @@ def train_all(runs, jobs=1, done=lambda i, rows: None):
                 bar.clear()  # done() may print a line
                 done(i, results[i])
             time.sleep(0.05)
-    except KeyboardInterrupt:
-        said = stop(runs, running)
+    except (KeyboardInterrupt, BrokenPipeError):  # Ctrl-C, SIGTERM, or done()'s | head gone
+        said = stop_runs(runs, running)
         raise KeyboardInterrupt(f"{len(results)} of {len(runs)} runs finished{said}") from None
     finally:
         bar.close()
-        stop(runs, running)
+        stop_runs(runs, running)
     return [results[i] for i in range(len(runs))]
 
 
-def stop(runs, running):
+def stop_runs(runs, running):
     """SIGTERM, once, to each running run, then its own last line: '; NAME: stopped at step 9:
     saved in OUT' for each. Ctrl-C and SIGTERM wait meanwhile; a run that does not stop within
     30 s is killed."""

@@ -187,6 +187,8 @@ def load_data(args):  # the text, its vocabulary, and a new model; the sizes che
     try:
         args.data_sha256 = hashlib.sha256(args.data.read_bytes()).hexdigest()  # once, now
         chars, splits = read_data(args.data)
+        if hashlib.sha256(args.data.read_bytes()).hexdigest() != args.data_sha256:
+            sys.exit(f"error: --data {args.data} changed while it was read: run again")
     except (OSError, UnicodeError) as e:
         sys.exit(f"error: cannot read --data {args.data} as UTF-8 text ({e})")
     if min(len(split) for split in splits.values()) <= args.block_size:
@@ -217,21 +219,27 @@ def load_checkpoint(args):  # the run in --out, each part checked: a file may be
         sys.exit(f"error: cannot load {path} ({why}): pass --out a run of {VERSION}, or train")
     return model, chars, None
 
+def is_run(folder):  # exactly these three files: a subfolder named ckpt.pt is the user's
+    return sorted(p.name if p.is_file() else "/" for p in folder.iterdir()) == RUN
+
 class Run:  # what train() logs to: each loss checked, each estimate kept, a bar between them
     def __init__(self, args):  # --out, symlinks resolved: new, empty or a run's, and taken
         self.args, self.rows, self.steps, self.start = args, [], 0, time.time()
         self.out = out = pathlib.Path(os.path.realpath(args.out))  # a symlink: the folder it names
-        mine = not os.path.lexists(out) or out.is_dir() and sorted(os.listdir(out)) in ([], RUN)
+        mine = not os.path.lexists(out) or out.is_dir() and (not os.listdir(out) or is_run(out))
         moves = not out.is_dir() or os.access(out, os.W_OK) and not os.path.ismount(out)  # aside
-        sub = out.parent.is_dir() and sorted(os.listdir(out.parent)) == RUN  # in a run's folder
-        if not (mine and moves) or sub or out in (pathlib.Path.cwd(), args.data.resolve().parent):
+        sub = any(f.is_dir() and is_run(f) for f in out.parents)  # in a run's folder
+        if not (mine and moves) or sub or out in (pathlib.Path.cwd(), pathlib.Path(
+                os.path.realpath(args.data)).parent):
             sys.exit(f"error: --out {out} must be a new folder, an empty one or a run's, not the "
                      "current folder, --data's, a mount point, read-only or in a run's: pass one")
         self.tmp = out.parent / f".{out.name}.partial"  # beside it: on its filesystem
+        self.made = [f for f in out.parents if not f.exists()][-1:]  # gone if nothing is saved
         try:
             self.tmp.mkdir(parents=True)  # fails if another run made it
         except OSError as e:
-            sys.exit(f"error: {self.tmp} ({e.strerror}): if no run is writing it, delete it")
+            sys.exit(f"error: {self.tmp} ({e.strerror}): " + ("if no run is writing it, delete it"
+                     if isinstance(e, FileExistsError) else "pass another --out"))
     def evaluation(self, step, losses):  # and a bar for the steps up to the next one
         self.rows.append((step, losses["train"], losses["val"], time.time() - self.start))
         left = min(self.args.eval_interval, self.args.max_iters - step)  # on a terminal's stderr
@@ -258,10 +266,16 @@ def save(run, model, chars, text):  # written beside --out, then swapped in: one
         os.replace(run.out, run.tmp / "old")
     os.replace(new, run.out)
 
+def stop(signum, frame):  # the first Ctrl-C or SIGTERM stops the run; the next wait for its save
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
 def main(argv=None):
     for s in (signal.SIGINT, signal.SIGTERM):  # SIGTERM stops as Ctrl-C does
-        signal.signal(s, signal.default_int_handler)
-    sys.stdout.reconfigure(errors="backslashreplace")  # a character the terminal cannot show
+        signal.signal(s, stop)
+    if sys.stdout:  # None when closed (>&-)
+        sys.stdout.reconfigure(errors="backslashreplace")  # a character the terminal cannot show
     torch.set_num_threads(1)  # one thread: a seed gives the same figures on any machine
     run = text = None
     try:
@@ -278,8 +292,8 @@ def main(argv=None):
                 return print(sample(model, chars, args)) or 0
             train(model, splits, args, run)
             print(text := sample(model, chars, args))
-        except (KeyboardInterrupt, BrokenPipeError) as e:  # Ctrl-C, SIGTERM, | head: keep the run
-            sys.stdout = None if isinstance(e, BrokenPipeError) else sys.stdout
+        except (KeyboardInterrupt, OSError) as e:  # Ctrl-C, SIGTERM, | head, >/dev/full: keep it
+            sys.stdout = None if isinstance(e, OSError) else sys.stdout
         except ValueError as e:  # a rule of the lesson's, as it words it; or v8's text, gone
             print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
             if not (run and run.steps):
@@ -296,8 +310,9 @@ def main(argv=None):
     finally:
         if run and (run.tmp / "old").exists() and not run.out.exists():
             os.replace(run.tmp / "old", run.out)  # the swap went half way: the old is back
-        if run:
-            shutil.rmtree(run.tmp)
+        if run:  # the folder beside --out, and the ones made above it if nothing was saved
+            for folder in [run.tmp] + ([] if run.out.exists() else run.made):
+                shutil.rmtree(folder, ignore_errors=True)
 
 if __name__ == "__main__":
     sys.exit(main())
