@@ -502,7 +502,7 @@ def load_checkpoint(args):  # the run in --out, each part checked: a file may be
         sys.exit(f"error: cannot load {path} ({why}): pass --out a run of {VERSION}, or train")
     return model, chars, None
 
-def is_run(folder):  # exactly these three files: a subfolder named ckpt.pt is the user's
+def is_run(folder):  # exactly these three files (a subfolder named ckpt.pt is the user's)
     return sorted(p.name if p.is_file() else "/" for p in folder.iterdir()) == RUN
 
 class Run:  # what train() logs to: each loss checked, each estimate kept, a bar between them
@@ -511,7 +511,7 @@ class Run:  # what train() logs to: each loss checked, each estimate kept, a bar
         self.out = out = pathlib.Path(os.path.realpath(args.out))  # a symlink: the folder it names
         mine = not os.path.lexists(out) or out.is_dir() and (not os.listdir(out) or is_run(out))
         moves = not out.is_dir() or os.access(out, os.W_OK) and not os.path.ismount(out)  # aside
-        sub = any(f.is_dir() and is_run(f) for f in out.parents)  # in a run's folder
+        sub = (up := next(f for f in out.parents if f.exists())).is_dir() and is_run(up)
         if not (mine and moves) or sub or out in (pathlib.Path.cwd(), pathlib.Path(
                 os.path.realpath(args.data)).parent):
             sys.exit(f"error: --out {out} must be a new folder, an empty one or a run's, not the "
