@@ -66,6 +66,15 @@ def n_params(module):
     return sum(p.numel() for p in module.parameters())
 
 
+@pytest.fixture(autouse=True)
+def signals_as_python_sets_them():
+    """A train.py's or a tool's main() leaves its own Ctrl-C handler behind, as a process that
+    ends would; the next test starts with Python's."""
+    yield
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, signal.default_int_handler)
+
+
 @pytest.fixture(scope="session")
 def tiny_corpus(tmp_path_factory):
     """The first 20,000 characters of the repo's dataset: enough for a few training steps in well

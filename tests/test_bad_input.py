@@ -203,7 +203,7 @@ def test_an_out_that_is_a_file_is_refused_before_the_training(run, tiny_corpus, 
     (tmp_path / "notes").write_text("mine")
     monkeypatch.setattr(load("v1_bigram"), "train", lambda *args: pytest.fail("it trained"))
     assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "notes")),
-                          "--out", "must be a new folder")
+                          "--out", "pass a new folder")
     assert (tmp_path / "notes").read_text() == "mine"
 
 

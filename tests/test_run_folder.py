@@ -233,7 +233,8 @@ def test_a_folder_that_cannot_be_moved_aside_is_refused_before_any_work(kind, ru
         real = os.access
         monkeypatch.setattr(os, "access", lambda p, mode: str(p) != str(out) and real(p, mode))
     no_training(monkeypatch, "v1_bigram")
-    assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, out)), kind, "pass one")
+    assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, out)), "pass a new folder",
+                          kind.replace("read-only", "a read-only folder"))
     assert folder_bytes(out) == before
 
 
@@ -322,6 +323,18 @@ def test_data_that_changes_while_it_is_read_is_refused(run, tiny_corpus, tmp_pat
     assert_one_line_error(run("v1_bigram", tiny_args(data, tmp_path / "run")),
                           "changed while it was read", "run again")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["text.txt"]
+
+
+@pytest.mark.parametrize("flag", ["--out", "--data"])
+def test_a_path_the_system_cannot_take_is_one_error_line_not_a_stop(flag, run, tiny_corpus,
+                                                                   tmp_path):
+    """Names over 255 characters, and --out /: errors of the input, exit 1, not a Ctrl-C."""
+    for path in [tmp_path / ("n" * 300), tmp_path / ("n" * 300) / "x"] + [pathlib.Path("/")] * (
+            flag == "--out"):
+        args = tiny_args(tiny_corpus, tmp_path / "run")
+        args[args.index(flag) + 1] = str(path)
+        assert_one_line_error(run("v1_bigram", args), flag if path != pathlib.Path("/") else "/")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_an_out_whose_name_is_too_long_says_to_pass_another(run, tiny_corpus, tmp_path):

@@ -90,7 +90,36 @@ def test_a_second_ctrl_c_waits_for_what_the_first_set_going(capsys):
 
     assert main([]) == 130
     assert capsys.readouterr().err == "interrupted: every run stopped\n"
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_signal_once_the_tool_has_ended_changes_nothing(capsys):
+    """Ctrl-C or SIGTERM while Python shuts down, after main() returned: the file is written and
+    the exit status is main()'s; Python's own handler would kill the process."""
+    @common.command
+    def main(argv=None):
+        return 0
+
+    assert main([]) == 0
+    os.kill(os.getpid(), signal.SIGTERM)
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.05)  # nothing raised
+
+
+def test_two_writers_of_one_file_never_share_a_partial_file(tmp_path):
+    """Two plot_losses.py -o the same.png at once: each writes its own file beside it; the last
+    to finish wins, whole."""
+    out = tmp_path / "same.png"
+    with common.aside(out) as first, common.aside(out) as second:
+        assert first != second and first.suffix == second.suffix == ".png"
+        first.write_text("first")
+        second.write_text("second")
+    assert out.read_text() == "first" and os.listdir(tmp_path) == ["same.png"]
+
+
+def test_an_output_name_too_long_to_write_beside_is_refused_before_any_work(tmp_path):
+    with pytest.raises(common.UserError, match="File name too long"):
+        common.check_output(tmp_path / ("c" * 250 + ".png"), "-o")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_parser_errors_in_one_line_and_takes_no_abbreviation():
@@ -206,7 +235,8 @@ def test_a_bar_on_a_terminal_counts_the_runs(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("said,code,line", [
     ("stopped at step 4: saved in X\n", 130, "stopped at step 4: saved in X"),
-    ("", -15, "stopped before it began: nothing was written"),  # SIGTERM while torch imported
+    ("", -15, "stopped while Python started: nothing was written"),  # SIGTERM in import torch
+    ("", -9, "killed by signal 9: its .NAME.partial may be left"),
     ("", 0, "finished"),  # it ended just as the others were stopped
     ("", 1, "exit status 1"),
 ])

@@ -16,6 +16,7 @@ the functions that need it.
 import argparse
 import contextlib
 import csv
+import errno
 import functools
 import importlib.util
 import os
@@ -43,12 +44,16 @@ def one_line(text):
     return " ".join(str(text).split())
 
 
+HELD = []  # a stop or the end under way: Ctrl-C and SIGTERM then change nothing (see stop)
+
+
 def stop(signum, frame):
-    """The handler of Ctrl-C and SIGTERM: the first stops the tool; the ones after it are ignored,
-    so that what the first set going (saving, stopping the runs) ends whole."""
-    for s in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(s, signal.SIG_IGN)
-    raise KeyboardInterrupt
+    """The handler of Ctrl-C and SIGTERM: the first stops the tool; the ones after it, and any
+    once main() has returned, do nothing, so that what the first set going (saving, stopping the
+    runs) ends whole and the exit status is main()'s."""
+    if not HELD:
+        HELD.append(signum)
+        raise KeyboardInterrupt
 
 
 def command(main):
@@ -60,6 +65,7 @@ def command(main):
         for stream in (sys.stdout, sys.stderr):  # PYTHONIOENCODING=ascii: escaped, not a crash
             if hasattr(stream, "reconfigure"):
                 stream.reconfigure(errors="backslashreplace")
+        HELD.clear()
         for s in (signal.SIGINT, signal.SIGTERM):  # SIGTERM stops as Ctrl-C does
             signal.signal(s, stop)
         try:
@@ -77,9 +83,8 @@ def command(main):
             print(f"error: {one_line(e.filename)}: {e.strerror or e}: choose another path",
                   file=sys.stderr)
             return 2
-        finally:  # the process goes on when a test calls main()
-            for s in (signal.SIGINT, signal.SIGTERM):
-                signal.signal(s, signal.default_int_handler)
+        finally:
+            HELD.append("end")
     return run
 
 
@@ -181,12 +186,27 @@ def check_folder(path, flag, named=None):
 
 
 def check_output(path, flag):
-    """Refuse now, before any work, a file path the tool could not write: a folder, a FIFO, or
-    one under a folder check_folder refuses."""
+    """Refuse now, before any work, a file path the tool could not write: a folder, a FIFO, one
+    under a folder check_folder refuses, or one whose name aside() could not write beside it."""
     path = Path(path)
     if path.exists() and not path.is_file():
         raise UserError(f"{flag} {path} exists and is not a regular file: name a file")
     check_folder(path.parent, flag, named=path)
+    try:
+        if path.parent.is_dir():
+            beside(path).unlink()
+    except OSError as e:
+        raise UserError(f"{flag} {path} cannot be written ({e.strerror or e}): choose another "
+                        "path") from None
+
+
+def beside(path):
+    """A new file beside path, named after it and unique (two writers never share it), which
+    keeps its suffix (.png stays .png for matplotlib)."""
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.",
+                                suffix=f".partial{path.suffix}")
+    os.close(fd)
+    return Path(name)
 
 
 @contextlib.contextmanager
@@ -194,18 +214,20 @@ def aside(path):
     """Yields a name beside path to write to; moved onto path (os.replace) when the block ends (a
     symlink there is replaced, what it names is kept). Any failure (a full disk) removes it, and
     path stays as it was: one UserError line."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.stem}.partial{path.suffix}")  # .png stays .png for matplotlib
+    path, tmp = Path(path), None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = beside(path)
         yield tmp
         os.replace(tmp, path)
     except OSError as e:
-        raise UserError(f"cannot write {path} ({e.strerror or e}): it is as it was; free some "
-                        "space or choose another path") from None
+        advice = "free some space" if e.errno == errno.ENOSPC else "choose another path"
+        raise UserError(f"cannot write {path} ({e.strerror or e}): it is as it was; {advice}") \
+            from None
     finally:
         with contextlib.suppress(OSError):  # moved in, or never made
-            tmp.unlink()
+            if tmp:
+                tmp.unlink()
 
 
 def check_new_folder(path, flag, ours, kind):
@@ -249,7 +271,7 @@ def new_folder(path, flag, ours, kind):
         raise UserError(f"cannot make {partial} ({e.strerror or e}): {advice}") from None
     try:
         yield partial / "new"
-        held = [signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)]
+        HELD.append("swap")  # Ctrl-C and SIGTERM do nothing until the swap is done
         try:
             if folder.exists():
                 os.replace(folder, partial / "old")
@@ -258,8 +280,7 @@ def new_folder(path, flag, ours, kind):
             raise UserError(f"cannot write {folder} ({e.strerror or e}): it is as it was") \
                 from None
         finally:
-            for s, handler in zip((signal.SIGINT, signal.SIGTERM), held):
-                signal.signal(s, handler)
+            HELD.remove("swap")
     finally:
         if (partial / "old").exists() and not folder.exists():
             os.replace(partial / "old", folder)  # the swap went half way: the old is back
@@ -327,11 +348,12 @@ def check_flags(script, name, flags, extra, out=None):
 
 
 def last_line(log, code):
-    """What a run said last on stderr (its error, or what it saved when stopped); a run stopped
-    by a signal before it could say anything (while Python imported torch) wrote nothing."""
+    """What a run said last on stderr (its error, or what it saved when stopped); a run that said
+    nothing: finished, or stopped by SIGTERM while Python started (it wrote nothing), or killed."""
     log.seek(0)
-    silent = ("stopped before it began: nothing was written" if code < 0 else "finished" if
-              code == 0 else f"exit status {code}")
+    silent = ("finished" if code == 0 else f"exit status {code}" if code > 0 else
+              "stopped while Python started: nothing was written" if code == -signal.SIGTERM else
+              f"killed by signal {-code}: its .NAME.partial may be left")
     return one_line((log.read().strip().splitlines() or [silent])[-1])
 
 
@@ -383,23 +405,21 @@ def train_all(runs, jobs=1, done=lambda i, rows: None):
 
 def stop_runs(runs, running):
     """SIGTERM, once, to each running run, then its own last line: '; NAME: stopped at step 9:
-    saved in OUT' for each. Ctrl-C and SIGTERM wait meanwhile; a run that does not stop within
-    30 s is killed."""
-    said, held = "", [signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)]
-    try:  # a second Ctrl-C waits too: the runs are saving
-        for proc, _ in running.values():
-            proc.terminate()  # SIGTERM: train.py saves what it trained and stops
-        for i, (proc, log) in list(running.items()):
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            said += f"; {runs[i][0]}: {last_line(log, proc.returncode)}"
-            del running[i]
-    finally:
-        for s, handler in zip((signal.SIGINT, signal.SIGTERM), held):
-            signal.signal(s, handler)
+    saved in OUT' for each. Ctrl-C and SIGTERM do nothing meanwhile; a run that does not stop
+    within 30 s is killed."""
+    said = ""
+    if running:
+        HELD.append("stopping the runs")
+    for proc, _ in running.values():
+        proc.terminate()  # SIGTERM: train.py saves what it trained and stops
+    for i, (proc, log) in list(running.items()):
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        said += f"; {runs[i][0]}: {last_line(log, proc.returncode)}"
+        del running[i]
     return said
 
 

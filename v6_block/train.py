@@ -199,6 +199,7 @@ VERSION = pathlib.Path(__file__).resolve().parent.name  # v1_bigram, or a step's
 RANGES = {"lr": (1e-6, 10.0), "seed": (0, 2**63 - 2), "dropout": (0.0, 0.9),  # seed + 1 is used
           "mask_prob": (0.01, 1.0), "chunk_size_ff": (0, 10**6), "sample_chars": (0, 10**5)}
 RUN = ["ckpt.pt", "metrics.csv", "sample.txt"]  # a run's folder holds these three files, no more
+HELD = []  # why Ctrl-C and SIGTERM no longer stop anything: see stop()
 
 class ArgumentParser(argparse.ArgumentParser):  # bad input: one line, sys.exit("error: ...")
     def error(self, message):  # one line, not argparse's usage block
@@ -222,9 +223,9 @@ def parse_args(argv=None):  # the flags, each number in its range (any other int
     return args
 
 def load_data(args):  # the text, its vocabulary, and a new model; the sizes checked first
-    if not args.data.is_file() or args.data.stat().st_size > 2**27:  # a FIFO would never end
-        sys.exit(f"error: --data {args.data} is not a file of 128 MiB at most: pass a text file")
     try:
+        if not args.data.is_file() or args.data.stat().st_size > 2**27:  # a FIFO: no end
+            sys.exit(f"error: --data {args.data} is not a file of 128 MiB at most: pass a text")
         args.data_sha256 = hashlib.sha256(args.data.read_bytes()).hexdigest()  # once, now
         chars, splits = read_data(args.data)
         if hashlib.sha256(args.data.read_bytes()).hexdigest() != args.data_sha256:
@@ -266,16 +267,17 @@ class Run:  # what train() logs to: each loss checked, each estimate kept, a bar
     def __init__(self, args):  # --out, symlinks resolved: new, empty or a run's, and taken
         self.args, self.rows, self.steps, self.start = args, [], 0, time.time()
         self.out = out = pathlib.Path(os.path.realpath(args.out))  # a symlink: the folder it names
-        mine = not os.path.lexists(out) or out.is_dir() and (not os.listdir(out) or is_run(out))
-        moves = not out.is_dir() or os.access(out, os.W_OK) and not os.path.ismount(out)  # aside
-        sub = (up := next(f for f in out.parents if f.exists())).is_dir() and is_run(up)
-        if not (mine and moves) or sub or out in (pathlib.Path.cwd(), pathlib.Path(
-                os.path.realpath(args.data)).parent):
-            sys.exit(f"error: --out {out} must be a new folder, an empty one or a run's, not the "
-                     "current folder, --data's, a mount point, read-only or in a run's: pass one")
         self.tmp = out.parent / f".{out.name}.partial"  # beside it: on its filesystem
-        self.made = [f for f in out.parents if not f.exists()][-1:]  # gone if nothing is saved
-        try:
+        try:  # a name too long fails here too
+            mine = not os.path.lexists(out) or out.is_dir() and (not os.listdir(out) or is_run(out))
+            moves = not out.is_dir() or os.access(out, os.W_OK) and not os.path.ismount(out)
+            sub = (up := next((f for f in out.parents if f.exists()), out)).is_dir() and is_run(up)
+            if not (mine and moves) or sub or out in (pathlib.Path.cwd(), pathlib.Path(
+                    os.path.realpath(args.data)).parent):
+                sys.exit(f"error: --out {out}: pass a new folder, an empty one or a run's, not "
+                         "the current folder, --data's, a mount point, a read-only folder or "
+                         "one in a run's")
+            self.made = [f for f in out.parents if not f.exists()][-1:]  # gone if none is saved
             self.tmp.mkdir(parents=True)  # fails if another run made it
         except OSError as e:
             sys.exit(f"error: {self.tmp} ({e.strerror}): " + ("if no run is writing it, delete it"
@@ -307,11 +309,12 @@ def save(run, model, chars, text):  # written beside --out, then swapped in: one
     os.replace(new, run.out)
 
 def stop(signum, frame):  # the first Ctrl-C or SIGTERM stops the run; the next wait for its save
-    for s in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(s, signal.SIG_IGN)
-    raise KeyboardInterrupt
+    if not HELD:  # HELD: a stop, a save or the end is under way
+        HELD.append(signum)
+        raise KeyboardInterrupt
 
 def main(argv=None):
+    HELD.clear()
     for s in (signal.SIGINT, signal.SIGTERM):  # SIGTERM stops as Ctrl-C does
         signal.signal(s, stop)
     if sys.stdout:  # None when closed (>&-)
@@ -338,8 +341,7 @@ def main(argv=None):
             print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
             if not (run and run.steps):
                 return 1
-        for s in (signal.SIGINT, signal.SIGTERM):  # from here the save is never cut short
-            signal.signal(s, signal.SIG_IGN)
+        HELD.append("save")  # from here the save is never cut short
         if run and run.steps:
             save(run, model, chars, text)
         said = f" at step {run.steps}" if run else ""  # --generate: no run
@@ -348,6 +350,7 @@ def main(argv=None):
     except OSError as e:  # a full disk: --out is as it was
         sys.exit(f"error: cannot write {e.filename} ({e.strerror}): --out is as it was")
     finally:
+        HELD.append("end")  # a signal now (Python shutting down) changes no exit status
         if run and (run.tmp / "old").exists() and not run.out.exists():
             os.replace(run.tmp / "old", run.out)  # the swap went half way: the old is back
         if run:  # the folder beside --out, and the ones made above it if nothing was saved
