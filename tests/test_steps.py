@@ -334,6 +334,18 @@ def test_a_patch_without_a_hunk_is_no_step(tmp_path, monkeypatch, capsys):
     assert not (tmp_path / "out").exists()
 
 
+def test_the_first_step_is_found_with_the_data_given_from_any_folder(tmp_path, tiny_corpus,
+                                                                     monkeypatch):
+    """Run outside the repository: the first step's probe reads --data, not the default path."""
+    monkeypatch.chdir(tmp_path)
+    trained = []
+    monkeypatch.setattr(steps, "train",
+                        lambda s, out, args: trained.extend(n for n, _, _ in s) or [])
+    assert steps.main(["v6_block", "--train", "--seed", "1", "--out", str(tmp_path / "s"),
+                       "--data", str(tiny_corpus), "--", "--n-layer", "2"]) == 0
+    assert trained[0] == "01-blocks"
+
+
 def test_flags_that_a_later_step_refuses_are_refused_before_any_run(tmp_path, tiny_corpus,
                                                                     monkeypatch, capsys):
     """--prompt abc: v8's steps 02 to 04 fill in a val passage only, 05 on want a blank: each

@@ -103,6 +103,8 @@ def test_a_signal_once_the_tool_has_ended_changes_nothing(capsys):
     os.kill(os.getpid(), signal.SIGTERM)
     os.kill(os.getpid(), signal.SIGINT)
     time.sleep(0.05)  # nothing raised
+    # ignored by the system, not by a handler of Python's, which its shutdown would set back
+    assert signal.getsignal(signal.SIGINT) == signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
 
 
 def test_two_writers_of_one_file_never_share_a_partial_file(tmp_path):
@@ -120,6 +122,22 @@ def test_an_output_name_too_long_to_write_beside_is_refused_before_any_work(tmp_
     with pytest.raises(common.UserError, match="File name too long"):
         common.check_output(tmp_path / ("c" * 250 + ".png"), "-o")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_is_never_written_into_a_run_s_folder(tmp_path):
+    """plot_losses -o RUN/p.png, prepare.py --out RUN/ckpt.pt: a run's folder holds its three
+    files and no more (train.py would refuse it next time, and a checkpoint would be lost)."""
+    run = in_a_run(tmp_path)
+    for name in ("p.png", "ckpt.pt"):
+        with pytest.raises(common.UserError, match="a run's folder"):
+            common.check_output(run / name, "-o")
+    assert sorted(os.listdir(run)) == common.RUN_FILES
+
+
+def test_a_file_written_aside_gets_the_mode_open_would_give(tmp_path):
+    with common.aside(tmp_path / "x.csv") as tmp:
+        tmp.write_text("a\n")
+    assert (tmp_path / "x.csv").stat().st_mode & 0o777 == 0o666 & ~common.UMASK
 
 
 def test_the_parser_errors_in_one_line_and_takes_no_abbreviation():
@@ -236,14 +254,14 @@ def test_a_bar_on_a_terminal_counts_the_runs(tmp_path, monkeypatch):
 @pytest.mark.parametrize("said,code,line", [
     ("stopped at step 4: saved in X\n", 130, "stopped at step 4: saved in X"),
     ("", -15, "stopped while Python started: nothing was written"),  # SIGTERM in import torch
-    ("", -9, "killed by signal 9: its .NAME.partial may be left"),
+    ("", -9, "killed by signal 9: {tmp}/.run.partial may be left; delete it"),
     ("", 0, "finished"),  # it ended just as the others were stopped
     ("", 1, "exit status 1"),
 ])
 def test_what_a_stopped_run_said_is_its_last_line(said, code, line, tmp_path):
     log = open(tmp_path / "log", "w+")
     log.write(said)
-    assert common.last_line(log, code) == line
+    assert common.last_line(log, code, tmp_path / "run") == line.format(tmp=tmp_path)
 
 
 def test_the_runner_returns_each_run_s_rows_in_order(tmp_path):

@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 VERSIONS = ["v1_bigram", "v4_multihead", "v5_ffn", "v6_block", "v7_bert_layer", "v8_bert_mlm"]
 # v8's loss is over the characters its input hides, the others' over every next character
 OBJECTIVES = {**{v: "next character" for v in VERSIONS}, "v8_bert_mlm": "masked characters"}
+RUN_FILES = ["ckpt.pt", "metrics.csv", "sample.txt"]  # a run's folder: each train.py's RUN
 TINY_SHAKESPEARE_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
 
 
@@ -44,6 +45,8 @@ def one_line(text):
     return " ".join(str(text).split())
 
 
+UMASK = os.umask(0o022)  # read, and put back at once: the mode a new file gets
+os.umask(UMASK)
 HELD = []  # a stop or the end under way: Ctrl-C and SIGTERM then change nothing (see stop)
 
 
@@ -83,8 +86,9 @@ def command(main):
             print(f"error: {one_line(e.filename)}: {e.strerror or e}: choose another path",
                   file=sys.stderr)
             return 2
-        finally:
-            HELD.append("end")
+        finally:  # Python's shutdown puts back the default (death) for a handler of its own
+            for s in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(s, signal.SIG_IGN)
     return run
 
 
@@ -192,6 +196,9 @@ def check_output(path, flag):
     if path.exists() and not path.is_file():
         raise UserError(f"{flag} {path} exists and is not a regular file: name a file")
     check_folder(path.parent, flag, named=path)
+    if path.parent.is_dir() and sorted(os.listdir(path.parent)) == RUN_FILES:
+        raise UserError(f"{flag} {path} is in {path.parent}, a run's folder, which holds its "
+                        "three files and no more: write it elsewhere")
     try:
         if path.parent.is_dir():
             beside(path).unlink()
@@ -206,6 +213,7 @@ def beside(path):
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.",
                                 suffix=f".partial{path.suffix}")
     os.close(fd)
+    os.chmod(name, 0o666 & ~UMASK)  # mkstemp's 0600 would keep the file from the user's group
     return Path(name)
 
 
@@ -329,8 +337,8 @@ def check_flags(script, name, flags, extra, out=None):
         if args.generate:
             raise UserError("--generate after -- would only sample from old runs: leave it out")
         if out:  # the rules of its Run, as a tool checks a folder it writes
-            check_new_folder(out, "--out", lambda f: sorted(os.listdir(f)) == module.RUN,
-                             f"a run's ({', '.join(module.RUN)})")
+            check_new_folder(out, "--out", lambda f: sorted(os.listdir(f)) == RUN_FILES,
+                             f"a run's ({', '.join(RUN_FILES)})")
         with torch.device("cpu" if args.prompt else "meta"):  # meta: shapes only, no memory
             model, chars, _ = module.load_data(args)
         if unknown := "".join(sorted(set(args.prompt) - set(chars))):
@@ -347,13 +355,15 @@ def check_flags(script, name, flags, extra, out=None):
         raise UserError(f"{name}: {one_line(e)}") from None
 
 
-def last_line(log, code):
-    """What a run said last on stderr (its error, or what it saved when stopped); a run that said
-    nothing: finished, or stopped by SIGTERM while Python started (it wrote nothing), or killed."""
+def last_line(log, code, out):
+    """What a run into out said last on stderr (its error, or what it saved when stopped); a run
+    that said nothing: finished, stopped by SIGTERM while Python started (it wrote nothing), or
+    killed, which may leave its .NAME.partial folder."""
     log.seek(0)
+    partial = Path(out).parent / f".{Path(out).name}.partial"
     silent = ("finished" if code == 0 else f"exit status {code}" if code > 0 else
               "stopped while Python started: nothing was written" if code == -signal.SIGTERM else
-              f"killed by signal {-code}: its .NAME.partial may be left")
+              f"killed by signal {-code}: {partial} may be left; delete it")
     return one_line((log.read().strip().splitlines() or [silent])[-1])
 
 
@@ -386,7 +396,8 @@ def train_all(runs, jobs=1, done=lambda i, rows: None):
                     continue
                 del running[i]
                 if proc.returncode:
-                    raise UserError(f"{runs[i][0]} failed ({last_line(log, proc.returncode)}): "
+                    raise UserError(f"{runs[i][0]} failed "
+                                    f"({last_line(log, proc.returncode, runs[i][2])}): "
                                     f"run it alone to see why: python {' '.join(proc.args[1:])}")
                 with open(Path(runs[i][2]) / "metrics.csv", newline="") as f:
                     results[i] = list(csv.DictReader(f))
@@ -418,7 +429,7 @@ def stop_runs(runs, running):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        said += f"; {runs[i][0]}: {last_line(log, proc.returncode)}"
+        said += f"; {runs[i][0]}: {last_line(log, proc.returncode, runs[i][2])}"
         del running[i]
     return said
 

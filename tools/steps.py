@@ -150,7 +150,8 @@ def check_runs(steps, first, folder, args):
     if first is None:
         for first, (name, _, _) in enumerate(steps):
             try:
-                check_flags(folder / name / "train.py", f"step {name}", [], args.extra)
+                check_flags(folder / name / "train.py", f"step {name}", ["--data", args.data],
+                            args.extra)
                 break
             except UserError as e:
                 if "unrecognized arguments" not in str(e) or first == len(steps) - 1:
@@ -204,10 +205,11 @@ def train(steps, out, args):
                                 for k in range(len(rows[0]))]))
             write_csv(fresh / "steps.csv", table)
             plot(curves, fresh / "steps.png", args.version)
-    except (UserError, KeyboardInterrupt) as e:
-        kind = KeyboardInterrupt if isinstance(e, KeyboardInterrupt) else UserError
-        left = f"every run stopped, {out / 'trained'} is as it was"
-        raise kind(f"{reason}; {left}" if (reason := one_line(e)) else left) from None
+    except KeyboardInterrupt:  # what each run saved went with the folder beside trained/
+        raise KeyboardInterrupt(f"every run stopped, {out / 'trained'} is as it was") from None
+    except UserError as e:
+        raise UserError(f"{one_line(e)}; every run stopped, {out / 'trained'} is as it was") \
+            from None
     return table
 
 

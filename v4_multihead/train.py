@@ -269,7 +269,7 @@ def save(run, model, chars, text):  # written beside --out, then swapped in: one
     os.replace(new, run.out)
 
 def stop(signum, frame):  # the first Ctrl-C or SIGTERM stops the run; the next wait for its save
-    if not HELD:  # HELD: a stop, a save or the end is under way
+    if not HELD:  # HELD: a stop or a save is under way
         HELD.append(signum)
         raise KeyboardInterrupt
 
@@ -309,8 +309,9 @@ def main(argv=None):
         return 0 if text else print(f"stopped{said}", file=sys.stderr) or 130
     except OSError as e:  # a full disk: --out is as it was
         sys.exit(f"error: cannot write {e.filename} ({e.strerror}): --out is as it was")
-    finally:
-        HELD.append("end")  # a signal now (Python shutting down) changes no exit status
+    finally:  # Python's shutdown would put back the default (death) for a handler of its own
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
         if run and (run.tmp / "old").exists() and not run.out.exists():
             os.replace(run.tmp / "old", run.out)  # the swap went half way: the old is back
         if run:  # the folder beside --out, and the ones made above it if nothing was saved

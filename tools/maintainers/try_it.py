@@ -75,8 +75,8 @@ def main(argv=None):
     jobs = [(f"{v} {f or '(defaults)'}", ROOT / v / "train.py",
              out / (folder_name(f) if v == args.version else v),
              ["--seed", args.seed, "--data", DATA, *f.split()]) for f, v in runs]
-    for name, script, _, flags in jobs:  # every run checked before the first starts
-        check_flags(script, name, flags, [])
+    for name, script, folder, flags in jobs:  # every run checked before the first starts
+        check_flags(script, name, flags, [], out=folder)
     print(f"{args.version}: {len(runs)} runs at seed {args.seed} on {DATA.name}", flush=True)
     try:
         results = train_all(jobs, args.jobs)
