@@ -174,7 +174,8 @@ def load_run(folder, version=None):
 def check_folder(path, flag, named=None):
     """Refuse now, before any work, a folder the tool (or a train.py) could not make or write in:
     a file there or above it, or a folder that takes no new files. Missing folders are fine.
-    named: the path the message names (a file to go in the folder), if not the folder itself."""
+    named: the path the message names (a file to go in the folder), if not the folder itself;
+    when the folder is there, the file aside() would write beside it is the one tried."""
     named = Path(named or path)
     folder = Path(path)
     while not folder.exists() and not folder.is_symlink():
@@ -183,28 +184,30 @@ def check_folder(path, flag, named=None):
         where = "" if folder == named else f" is under {folder}, which"
         raise UserError(f"{flag} {named}{where} is a file, not a folder: choose another path")
     try:
-        tempfile.TemporaryFile(dir=folder).close()
+        if named.parent == folder:  # its name too: a name too long fails here, not after
+            beside(named).unlink()
+        else:
+            tempfile.TemporaryFile(dir=folder).close()
     except OSError as e:
         raise UserError(f"{flag} {named} cannot be written ({e.strerror or e}): choose another "
                         "path") from None
 
 
 def check_output(path, flag):
-    """Refuse now, before any work, a file path the tool could not write: a folder, a FIFO, one
-    under a folder check_folder refuses, or one whose name aside() could not write beside it."""
+    """Refuse now, before any work, a file path the tool could not write: a folder, a FIFO, a
+    file in a run's folder, or one check_folder refuses (its aside name too long, say)."""
     path = Path(path)
     if path.exists() and not path.is_file():
         raise UserError(f"{flag} {path} exists and is not a regular file: name a file")
-    check_folder(path.parent, flag, named=path)
-    if path.parent.is_dir() and sorted(os.listdir(path.parent)) == RUN_FILES:
+    if is_run_folder(path.parent):
         raise UserError(f"{flag} {path} is in {path.parent}, a run's folder, which holds its "
                         "three files and no more: write it elsewhere")
-    try:
-        if path.parent.is_dir():
-            beside(path).unlink()
-    except OSError as e:
-        raise UserError(f"{flag} {path} cannot be written ({e.strerror or e}): choose another "
-                        "path") from None
+    check_folder(path.parent, flag, named=path)
+
+
+def is_run_folder(folder):
+    """Whether folder holds a run, as a train.py writes it: its three files and nothing else."""
+    return folder.is_dir() and sorted(os.listdir(folder)) == RUN_FILES
 
 
 def beside(path):
@@ -252,7 +255,8 @@ def check_new_folder(path, flag, ours, kind):
     if os.path.lexists(folder) and (not folder.is_dir() or (os.listdir(folder) and not ours(
             folder))):
         raise UserError(f"{flag} {folder} holds files that are not {kind}: pass a new folder")
-    if above := [f for f in folder.parents if f.is_dir() and os.listdir(f) and ours(f)]:
+    if above := [f for f in folder.parents  # one the user may not list holds none of theirs
+                 if os.access(f, os.R_OK) and f.is_dir() and os.listdir(f) and ours(f)]:
         raise UserError(f"{flag} {folder} is inside {above[0]}, which holds {kind}: pass a "
                         "folder outside it")
     partial = folder.parent / f".{folder.name}.partial"
@@ -333,12 +337,11 @@ def check_flags(script, name, flags, extra, out=None):
                         "the --")
     module = import_path(script, f"check_{Path(script).parent.name}")
     try:
-        args = module.parse_args([*map(str, flags), *extra, *(["--out", str(out)] * bool(out))])
+        args = module.parse_args([*map(str, flags), *extra] + (["--out", str(out)] if out else []))
         if args.generate:
             raise UserError("--generate after -- would only sample from old runs: leave it out")
         if out:  # the rules of its Run, as a tool checks a folder it writes
-            check_new_folder(out, "--out", lambda f: sorted(os.listdir(f)) == RUN_FILES,
-                             f"a run's ({', '.join(RUN_FILES)})")
+            check_new_folder(out, "--out", is_run_folder, f"a run's ({', '.join(RUN_FILES)})")
         with torch.device("cpu" if args.prompt else "meta"):  # meta: shapes only, no memory
             model, chars, _ = module.load_data(args)
         if unknown := "".join(sorted(set(args.prompt) - set(chars))):

@@ -69,12 +69,13 @@ def main(argv=None):
                     args.extra, out=out)
     print(f"data: {args.data} | seeds: {' '.join(map(str, args.seed))} | extra flags: "
           f"{' '.join(args.extra) or '-'}\n{HEADER}\n{'-' * len(HEADER)}", flush=True)
-    results, last = [], [time.time()]
+    results, last = [], time.time()
 
     def done(i, rows):  # one run at a time, so that the times compare: a row as each ends
+        nonlocal last
         version, seed, out = runs[i]
-        results.append(r := result(version, seed, out, rows, time.time() - last[0]))
-        last[0] = time.time()
+        results.append(r := result(version, seed, out, rows, time.time() - last))
+        last = time.time()
         print(f"{version:<14} {seed:>5} {r['params']:>8,} {r['steps']:>6} {r['train_loss']:>7.4f} "
               f"{r['val_loss']:>7.4f} {r['loop_s']:>7.1f} {r['tokens_per_s']:>8,.0f}", flush=True)
 
