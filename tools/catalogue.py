@@ -1,0 +1,448 @@
+"""The exercises' data, read by tools/exercise.py: what to build in each exercise, the mistakes
+a learner is likely to make there with the hint that names each, the rung's other calls a check
+compares, and every line the checker says, in English and Chinese.
+
+To add a mistake, append a dict to MISTAKES:
+
+    exercise  the exercise it belongs to (a rung also gets its steps' mistakes, where they apply)
+    edits     [(old, new)]: the target program with each old text (found exactly once) made new
+    hint      (English, Chinese): the idea that went wrong, in words, never the fix's code
+    doc       (rung, English section, Chinese section): where the docs explain it
+
+tests/test_exercise.py checks that each mistake, applied to its target, fails with its own hint.
+"""
+
+# ------------------------------------------------------------------ what to build
+TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
+    "v4_multihead": (
+        "Give each character a position too (token plus position embeddings), then let every "
+        "position gather from the ones before it with multi-head causal self-attention "
+        "(4 heads of 8, scores scaled by hs ** -0.5), before the linear head to logits.",
+        "给每个字符加上位置（字符嵌入加位置嵌入），再用多头因果自注意力（4 个头，每头 8 维，"
+        "分数乘 hs ** -0.5）让每个位置从它之前的位置收集信息，最后接线性层输出 logits。"),
+    "v4_multihead/01-embeddings": (
+        "Replace the bigram table by token and position embeddings of width n_embd, added "
+        "together, and a linear head from n_embd to the vocabulary.",
+        "把二元语法表换成宽 n_embd 的字符嵌入和位置嵌入（两者相加），再接一个从 n_embd 到词表的"
+        "线性层。"),
+    "v4_multihead/02-averaging-the-past": (
+        "Before the head, replace each position's vector by the mean of its own and the earlier "
+        "positions' vectors (a lower-triangular weight matrix, softmax over each row).",
+        "在线性层之前，把每个位置的向量换成它自己和之前所有位置向量的平均（下三角权重矩阵，"
+        "每行做 softmax）。"),
+    "v4_multihead/03-one-head": (
+        "Replace the plain average by one causal self-attention head (class Head: query, key "
+        "and value, each n_embd wide without bias; scores scaled by C ** -0.5; the future "
+        "masked), used as sa_head.",
+        "把简单平均换成一个因果自注意力头（类 Head：query、key、value 各 n_embd 维、无偏置；"
+        "分数乘 C ** -0.5；屏蔽未来位置），作为 sa_head 使用。"),
+    "v4_multihead/04-lecture-schedule": (
+        "Train as the lecture trains attention: learning rate 1e-3 for 5000 steps, a loss "
+        "estimate every 500.",
+        "按讲座训练注意力的方式训练：学习率 1e-3，训练 5000 步，每 500 步估计一次损失。"),
+    "v4_multihead/05-heads-list": (
+        "Split attention into n_head = 4 heads, each hs = C // n_head wide and scaled by "
+        "hs ** -0.5, kept in a list (MultiHeadAttention.heads) and concatenated; the model calls "
+        "it sa_heads.",
+        "把注意力拆成 n_head = 4 个头，每头 hs = C // n_head 维、分数乘 hs ** -0.5，放在列表 "
+        "MultiHeadAttention.heads 里，输出拼接起来；模型里叫 sa_heads。"),
+    "v4_multihead/06-heads-batched": (
+        "Compute the same heads at once: one query, one key and one value Linear (C to C) in "
+        "MultiHeadAttention, split into heads as (B, nh, T, hs), joined back to (B, T, C).",
+        "把这些头一次算完：MultiHeadAttention 里各用一个 C 到 C 的 query、key、value 线性层，"
+        "拆成 (B, nh, T, hs) 的头，再合回 (B, T, C)。"),
+    "v5_ffn": (
+        "After attention, add a feed-forward layer (class FeedForward, used as ffwd): a Linear "
+        "from C to C, then a ReLU, applied at every position.",
+        "在注意力之后加一个前馈层（类 FeedForward，模型里叫 ffwd）：一个 C 到 C 的线性层，"
+        "再接 ReLU，对每个位置分别计算。"),
+    "v6_block": (
+        "Wrap attention and the FFN in a Block: residual paths around both, an output "
+        "projection in each, the FFN 4x wider inside, LayerNorm before each sublayer and before "
+        "the head, dropout; stack n_layer = 3 Blocks.",
+        "把注意力和前馈网络包进一个块（Block）：两者外面都有残差连接，各带一个输出投影，"
+        "前馈网络内部扩宽 4 倍，每个子层之前和输出层之前做层归一化，再加 dropout；"
+        "叠 n_layer = 3 个块。"),
+    "v6_block/01-blocks": (
+        "Put attention and the FFN into a class Block (attention, then FFN) and stack n_layer "
+        "= 3 of them in an nn.Sequential called blocks.",
+        "把注意力和前馈网络放进类 Block（先注意力，后前馈网络），用名为 blocks 的 "
+        "nn.Sequential 叠 n_layer = 3 个。"),
+    "v6_block/02-residual": (
+        "Give each Block residual paths: attention and the FFN each add their output to x "
+        "instead of replacing it.",
+        "给每个块加上残差连接：注意力和前馈网络的输出都加到 x 上，而不是取代 x。"),
+    "v6_block/03-projections": (
+        "End attention with an output projection (proj, C to C) and end the FFN with a second "
+        "Linear (C to C).",
+        "注意力最后加一个输出投影（proj，C 到 C），前馈网络最后加第二个线性层（C 到 C）。"),
+    "v6_block/04-ffn-4x": (
+        "Make the FFN 4x wider inside: C to 4C, ReLU, 4C back to C.",
+        "把前馈网络内部扩宽 4 倍：C 到 4C，ReLU，再从 4C 回到 C。"),
+    "v6_block/05-layernorm": (
+        "Add LayerNorm before each sublayer (ln1 before attention, ln2 before the FFN: "
+        "pre-norm) and a final ln_f before the head.",
+        "在每个子层之前加层归一化（注意力前 ln1，前馈网络前 ln2：前置归一化），"
+        "输出层之前再加 ln_f。"),
+    "v6_block/06-dropout": (
+        "Add dropout (a new hyperparameter, 0.0 by default): on the attention weights, after "
+        "attention's projection and at the end of the FFN.",
+        "加上 dropout（新的超参数，默认 0.0）：作用在注意力权重上、注意力的输出投影之后，"
+        "以及前馈网络的末尾。"),
+}
+
+# ------------------------------------------------------------------ the mistakes
+V4, V5, V6 = ("v4_multihead", "What changed, step by step", "逐步看改了什么"), \
+    ("v5_ffn", "What changed", "改了什么"), ("v6_block", "The steps", "逐步来看")
+SCALE = ("v4_multihead", "Why `hs ** -0.5`", "为什么乘 `hs ** -0.5`")
+POSITIONS = ("v4_multihead", "Why position embeddings", "为什么要位置嵌入")
+RELU = ("v5_ffn", "Why the ReLU matters", "为什么少不了 ReLU")
+
+MISTAKES = [
+    {"exercise": "v4_multihead/01-embeddings",
+     "edits": [("x = tok_emb + pos_emb  # (B, T, C)", "x = tok_emb  # (B, T, C)")],
+     "hint": ("The position embeddings are never added: every position of a character then "
+              "gets the same vector, and attention could not tell places apart.",
+              "位置嵌入没有加进去：同一个字符在哪个位置都是同一个向量，注意力就分不清位置。"),
+     "doc": POSITIONS},
+    {"exercise": "v4_multihead/01-embeddings",
+     "edits": [("self.position_embedding_table = nn.Embedding(block_size, n_embd)",
+                "self.position_embedding_table = nn.Embedding(vocab_size, n_embd)")],
+     "hint": ("The position table needs one row per position (block_size rows), not one per "
+              "character.",
+              "位置嵌入表每个位置一行（共 block_size 行），不是每个字符一行。"),
+     "doc": POSITIONS},
+    {"exercise": "v4_multihead/02-averaging-the-past",
+     "edits": [('        wei = wei.masked_fill(tril == 0, float("-inf"))  # (T, T): no position '
+                'sees the future\n', "")],
+     "hint": ("Each position averages the whole window, later characters included: the mask "
+              "must hide the future, so that position t averages positions 0 to t only.",
+              "每个位置平均了整个窗口，包括后面的字符：掩码要遮住未来，位置 t 只平均 0 到 t。"),
+     "doc": V4},
+    {"exercise": "v4_multihead/02-averaging-the-past",
+     "edits": [("tril = torch.tril(torch.ones(T, T", "tril = torch.triu(torch.ones(T, T")],
+     "hint": ("The triangle is upside down: position t averages itself and the positions after "
+              "it. Keep the lower triangle, 1 where the key's position is at most t.",
+              "三角方向反了：位置 t 平均的是它自己和后面的位置。要用下三角：键的位置不超过 t "
+              "处为 1。"),
+     "doc": V4},
+    {"exercise": "v4_multihead/02-averaging-the-past",
+     "edits": [("wei = F.softmax(wei, dim=-1)  # (T, T)", "wei = F.softmax(wei, dim=0)  # (T, T)")],
+     "hint": ("The softmax runs down the columns: each row t (the weights position t gives the "
+              "others) must sum to 1, so normalise over the last dimension.",
+              "softmax 沿列做了：每一行 t（位置 t 分给其他位置的权重）之和应为 1，"
+              "所以要在最后一维上归一化。"),
+     "doc": V4},
+    {"exercise": "v4_multihead/03-one-head",
+     "edits": [("wei = q @ k.transpose(-2, -1) * C**-0.5", "wei = q @ k.transpose(-2, -1)")],
+     "hint": ("The scores are not scaled: q · k grows with the head's width, the softmax then "
+              "turns nearly one-hot. Scale the scores as the step says.",
+              "分数没有缩放：q · k 随头的维度变大，softmax 会接近 one-hot。按这一步说的缩放分数。"),
+     "doc": SCALE},
+    {"exercise": "v4_multihead/03-one-head",
+     "edits": [('        wei = wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))  # (B, T, T): '
+                'causal\n', "")],
+     "hint": ("The causal mask is missing: a position reads the characters after it, the very "
+              "ones it has to predict.",
+              "缺了因果掩码：位置读到了它后面的字符，而那正是它要预测的。"),
+     "doc": V4},
+    {"exercise": "v4_multihead/03-one-head",
+     "edits": [("out = wei @ v  # (B, T, C)", "out = wei @ x  # (B, T, C)")],
+     "hint": ("The weights sum the input x itself, not the values: each position should give "
+              "its value, v = value(x).",
+              "权重加权的是输入 x 本身，而不是 value：每个位置给出的应是它的 value，"
+              "即 v = value(x)。"),
+     "doc": V4},
+    {"exercise": "v4_multihead/03-one-head",
+     "edits": [("wei = q @ k.transpose(-2, -1) * C**-0.5", "wei = k @ q.transpose(-2, -1) * C**-0.5")],
+     "hint": ("Queries and keys are swapped: row t of the scores is position t's query against "
+              "every key, q @ kᵀ.",
+              "query 和 key 用反了：分数的第 t 行是位置 t 的 query 与每个 key 的点积，即 q @ kᵀ。"),
+     "doc": V4},
+    {"exercise": "v4_multihead/04-lecture-schedule",
+     "edits": [("lr = 1e-3  # AdamW", "lr = 1e-2  # AdamW")],
+     "hint": ("The learning rate is still the bigram's 1e-2: attention trains at the lecture's "
+              "1e-3.",
+              "学习率还是二元模型的 1e-2：注意力按讲座用 1e-3 训练。"),
+     "doc": V4},
+    {"exercise": "v4_multihead/04-lecture-schedule",
+     "edits": [("max_iters = 5000  #", "max_iters = 3000  #"),
+               ("eval_interval = 500  #", "eval_interval = 300  #")],
+     "hint": ("Still the bigram's 3000 steps: a smaller learning rate needs the lecture's 5000 "
+              "(an estimate every 500).",
+              "还是二元模型的 3000 步：学习率变小了，要按讲座训练 5000 步（每 500 步估计一次）。"),
+     "doc": V4},
+    {"exercise": "v4_multihead/05-heads-list",
+     "edits": [("wei = q @ k.transpose(-2, -1) * hs**-0.5", "wei = q @ k.transpose(-2, -1) * C**-0.5")],
+     "hint": ("Each head scales by C ** -0.5: its scores are sums over its own hs channels, so "
+              "scale by hs ** -0.5.",
+              "每个头乘的是 C ** -0.5：它的分数只是自己 hs 个通道上的和，应乘 hs ** -0.5。"),
+     "doc": SCALE},
+    {"exercise": "v4_multihead/05-heads-list",
+     "edits": [("Head(n_embd, n_embd // n_head, block_size)", "Head(n_embd, n_embd, block_size)")],
+     "hint": ("Each head is as wide as the model: nh heads of C // nh channels, concatenated, "
+              "give back C.",
+              "每个头都和模型一样宽：应是 nh 个头、每个 C // nh 维，拼起来正好是 C。"),
+     "doc": V4},
+    {"exercise": "v4_multihead/06-heads-batched",
+     "edits": [("out = out.transpose(1, 2).reshape(B, T, C)", "out = out.reshape(B, T, C)")],
+     "hint": ("The heads are joined without moving T back in front of nh: (B, nh, T, hs) must "
+              "become (B, T, nh, hs) before it is read as (B, T, C), or positions mix.",
+              "合并头之前没有把 T 换回 nh 前面：(B, nh, T, hs) 要先变成 (B, T, nh, hs)，"
+              "再看作 (B, T, C)，否则不同位置会混在一起。"),
+     "doc": V4},
+    {"exercise": "v4_multihead/06-heads-batched",
+     "edits": [("wei = q @ k.transpose(-2, -1) * hs**-0.5", "wei = q @ k.transpose(-2, -1) * C**-0.5")],
+     "hint": ("The scores are scaled by C ** -0.5: each head's are sums over hs channels, so "
+              "scale by hs ** -0.5.",
+              "分数乘的是 C ** -0.5：每个头的分数是 hs 个通道上的和，应乘 hs ** -0.5。"),
+     "doc": SCALE},
+    {"exercise": "v5_ffn",
+     "edits": [("            nn.ReLU(),\n", "")],
+     "hint": ("The ReLU is missing: a Linear after attention's weighted sum is still linear in "
+              "the values; without the ReLU the FFN adds no new kind of function.",
+              "缺了 ReLU：注意力的加权和之后只接线性层，仍是 value 的线性函数；"
+              "没有 ReLU，前馈网络不增加新的函数形式。"),
+     "doc": RELU},
+    {"exercise": "v5_ffn",
+     "edits": [("        x = self.sa_heads(x)  # (B, T, C): each position gathers from the ones "
+                "before it\n        x = self.ffwd(x)  # (B, T, C): each position computes on what "
+                "it gathered\n",
+                "        x = self.ffwd(x)  # (B, T, C): each position computes on what it "
+                "gathered\n        x = self.sa_heads(x)  # (B, T, C): each position gathers from "
+                "the ones before it\n")],
+     "hint": ("The FFN runs before attention: attention gathers first, then the FFN computes on "
+              "what each position gathered.",
+              "前馈网络放在了注意力之前：应先由注意力收集信息，再由前馈网络对收集到的内容计算。"),
+     "doc": V5},
+    {"exercise": "v5_ffn",
+     "edits": [("x = self.ffwd(x)  # (B, T, C)", "x = x + self.ffwd(x)  # (B, T, C)")],
+     "hint": ("The FFN's output is added to x: that residual path is v6's idea. In v5 the FFN's "
+              "output replaces x.",
+              "前馈网络的输出加到了 x 上：残差连接是 v6 的内容。v5 里前馈网络的输出直接取代 x。"),
+     "doc": V5},
+    {"exercise": "v6_block/01-blocks",
+     "edits": [("        x = self.sa(x)  # (B, T, C): each position gathers from the ones before "
+                "it\n        x = self.ffwd(x)  # (B, T, C): each position computes on what it "
+                "gathered\n",
+                "        x = self.ffwd(x)  # (B, T, C): each position computes on what it "
+                "gathered\n        x = self.sa(x)  # (B, T, C): each position gathers from the "
+                "ones before it\n")],
+     "hint": ("Inside the Block the FFN comes first: communication (attention) comes before "
+              "computation (the FFN).",
+              "块里先做了前馈网络：应先交流（注意力），再计算（前馈网络）。"),
+     "doc": V6},
+    {"exercise": "v6_block/02-residual",
+     "edits": [("x = x + self.ffwd(x)  # (B, T, C): and past the FFN",
+                "x = self.ffwd(x)  # (B, T, C): and past the FFN")],
+     "hint": ("The FFN has no residual path: its output replaces x; it should be added to x, "
+              "as attention's is.",
+              "前馈网络没有残差连接：它的输出取代了 x；应像注意力那样加到 x 上。"),
+     "doc": V6},
+    {"exercise": "v6_block/02-residual",
+     "edits": [("x = x + self.sa(x)  # (B, T, C): x rides the residual path past attention",
+                "x = self.sa(x)  # (B, T, C): x rides the residual path past attention")],
+     "hint": ("Attention has no residual path: its output replaces x; it should be added to x.",
+              "注意力没有残差连接：它的输出取代了 x；应加到 x 上。"),
+     "doc": V6},
+    {"exercise": "v6_block/03-projections",
+     "edits": [("return self.proj(out)  # (B, T, C)", "return out  # (B, T, C)")],
+     "hint": ("Attention's projection is made but never applied: the heads' joined output goes "
+              "through proj before it is added to x.",
+              "注意力的输出投影建了却没用：各头拼接后的输出要先经过 proj，再加到 x 上。"),
+     "doc": V6},
+    {"exercise": "v6_block/04-ffn-4x",
+     "edits": [("nn.Linear(4 * n_embd, n_embd),", "nn.Linear(4 * n_embd, n_embd),\n"
+                "            nn.ReLU(),")],
+     "hint": ("The FFN ends with a ReLU: the second Linear projects back to C, and its output, "
+              "negative parts too, goes onto the residual path.",
+              "前馈网络最后多了一个 ReLU：第二个线性层投影回 C，它的输出（包括负值）"
+              "直接加到残差路径上。"),
+     "doc": V6},
+    {"exercise": "v6_block/05-layernorm",
+     "edits": [("x = x + self.sa(self.ln1(x))", "x = self.ln1(x + self.sa(x))"),
+               ("x = x + self.ffwd(self.ln2(x))", "x = self.ln2(x + self.ffwd(x))")],
+     "hint": ("LayerNorm comes after each sublayer (post-norm, as in the 2017 paper and BERT): "
+              "this step is pre-norm, LayerNorm on the sublayer's input, the residual path left "
+              "untouched.",
+              "层归一化放在了子层之后（后置归一化，2017 年论文和 BERT 的做法）：这一步是前置"
+              "归一化，对子层的输入做层归一化，残差路径保持不动。"),
+     "doc": V6},
+    {"exercise": "v6_block/05-layernorm",
+     "edits": [("        x = self.ln_f(x)  # (B, T, C)\n", "")],
+     "hint": ("The final LayerNorm is made but never applied: the stream is normalised once "
+              "more, by ln_f, before the head.",
+              "最后的层归一化建了却没用：输出层之前还要用 ln_f 再归一化一次。"),
+     "doc": V6},
+    {"exercise": "v6_block/05-layernorm",
+     "edits": [("x = x + self.ffwd(self.ln2(x))", "x = x + self.ffwd(self.ln1(x))")],
+     "hint": ("The FFN reads ln1's output: each sublayer has a LayerNorm of its own (ln2 for the "
+              "FFN), with its own scale and shift.",
+              "前馈网络读的是 ln1 的输出：每个子层有自己的层归一化（前馈网络用 ln2），"
+              "各有自己的拉伸参数和偏移参数。"),
+     "doc": V6},
+    {"exercise": "v6_block/06-dropout",
+     "edits": [("        wei = self.attn_dropout(wei)\n", "")],
+     "hint": ("The attention weights get no dropout: it drops some of the weights after the "
+              "softmax, before they sum the values.",
+              "注意力权重没有做 dropout：softmax 之后、加权求和 value 之前，要随机丢掉一部分权重。"),
+     "doc": V6},
+    {"exercise": "v6_block/06-dropout",
+     "edits": [("return self.resid_dropout(self.proj(out))", "return self.proj(self.resid_dropout("
+                "out))")],
+     "hint": ("Dropout comes before the projection: it belongs on the projection's output, just "
+              "before it joins the residual path.",
+              "dropout 放在了投影之前：它应作用在投影的输出上，也就是加回残差路径之前。"),
+     "doc": V6},
+]
+
+
+# ------------------------------------------------------------------ the rungs' other calls
+CALLS = {  # rung: expressions a check evaluates on the target and on the learner's file alike
+    # (model: the target's weights, in eval mode; m: the module; x, y: a batch; fill(model):
+    # weights set from each parameter's name)
+    "v4_multihead": ["m.sample(model, chars, args)"],
+    "v5_ffn": ["m.sample(model, chars, args)"],
+    "v6_block": ["m.sample(model, chars, args)"],
+}
+
+
+# ------------------------------------------------------------------ the checker's words
+def word(name):
+    """A parameter's place in the doc's words: blocks.1.ffwd.net.0.weight -> the FFN (ffwd) in
+    block 1."""
+    parts, said = name.split("."), []
+    for i, part in enumerate(parts):
+        if part in WORDS:
+            said.append(WORDS[part])
+        if part.isdigit() and parts[i - 1] in ("blocks", "layer"):
+            said.append(f"layer {part}")
+    return ", ".join(said) or "the model"
+
+
+WORDS = {"token_embedding_table": "the token embeddings",
+         "position_embedding_table": "the position embeddings", "lm_head": "the head to logits",
+         "sa_head": "the attention head", "sa_heads": "multi-head attention",
+         "sa": "attention", "heads": "a head", "query": "the query", "key": "the key",
+         "value": "the value", "proj": "attention's output projection", "ffwd": "the FFN",
+         "ln1": "the LayerNorm before attention", "ln2": "the LayerNorm before the FFN",
+         "ln_f": "the final LayerNorm", "embeddings": "the embeddings",
+         "attention": "attention", "intermediate": "the FFN's first half",
+         "output": "the output", "LayerNorm": "a LayerNorm", "cls": "the masked-LM head",
+         "crossattention": "cross-attention"}
+
+TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
+    "stage:imports": ("it imports without training", "导入时不训练"),
+    "stage:hyperparameters": ("hyperparameters and MODEL_ARGS", "超参数和 MODEL_ARGS"),
+    "stage:parameters": ("parameters: names and shapes", "参数：名字和形状"),
+    "stage:initial weights": ("initial weights: the scale of each tensor",
+                              "初始权重：每个张量的尺度"),
+    "stage:outputs": ("outputs from the same weights: every module, logits, loss, gradients",
+                      "相同权重下的输出：每个模块、logits、损失、梯度"),
+    "stage:batches": ("batches: get_batch under the same generator",
+                      "批次：同一个随机数生成器下的 get_batch"),
+    "stage:causality": ("causality: what a later character may change",
+                        "因果性：后面的字符能改变什么"),
+    "stage:calls": ("the rung's other calls", "这一级的其他调用"),
+    "stage:training": ("a short training from the same weights and batches",
+                       "相同权重和批次下的一段短训练"),
+    "size:small": ("small", "小"),
+    "size:default": ("default", "默认"),
+    "ok": ("  ok     {stage}", "  通过   {stage}"),
+    "differs": ("  differs  {stage}:\n    {why}", "  不同   {stage}：\n    {why}"),
+    "hint": ("hint: {hint}\n      See {doc}.", "提示：{hint}\n      参见 {doc}。"),
+    "no_hint": ("hint: no mistake in the catalogue gives these numbers. The exercise asks: "
+                "{task}", "提示：目录里没有哪个常见错误给出这些数。这个练习要求：{task}"),
+    "raised": ("  your code raised an error (the frames in your file, then the error):\n{error}",
+               "  你的代码抛出了错误（先是你文件里的调用帧，然后是错误）：\n{error}"),
+    "passed": ("passed: your code computes what the target computes.\n"
+               "Train it in full:  {run}\n{expect}",
+               "通过：你的代码和目标程序算的一样。\n完整训练：  {run}\n{expect}"),
+    "expect_rung": ("expect a val loss near {val:.4f} at step {step} (the reference run, seed "
+                    "1337; the last decimals vary a little between CPUs)",
+                    "预期训练第 {step} 步时验证损失约为 {val:.4f}（参考运行，种子 1337；"
+                    "不同 CPU 的最后几位小数会略有不同）"),
+    "expect_step": ("expect a val loss near {mean:.3f} (the reference: {seeds} seeds, "
+                    "{low:.3f} to {high:.3f})",
+                    "预期验证损失约为 {mean:.3f}（参考：{seeds} 个种子，{low:.3f} 到 {high:.3f}）"),
+    "main_on_import": ("importing your file ran main(): keep it under "
+                       "if __name__ == \"__main__\":, so that importing trains nothing",
+                       "导入你的文件时运行了 main()：把它留在 if __name__ == \"__main__\": "
+                       "之下，导入时就不会训练"),
+    "hp_missing": ("the target has a hyperparameter {name} = {value!r}; yours has none",
+                   "目标程序有超参数 {name} = {value!r}；你的没有"),
+    "hp_value": ("{name} is {yours!r} in yours, {value!r} in the target",
+                 "{name} 在你的程序里是 {yours!r}，目标程序里是 {value!r}"),
+    "hp_extra": ("yours has a hyperparameter {name} that the target has not",
+                 "你的程序有目标程序没有的超参数 {name}"),
+    "model_args": ("MODEL_ARGS is {yours} in yours, {value} in the target",
+                   "MODEL_ARGS 在你的程序里是 {yours}，目标程序里是 {value}"),
+    "param_missing": ("your model has no {name} {shape} ({what})",
+                      "你的模型没有 {name} {shape}（{what}）"),
+    "param_shape": ("{name} ({what}) is {yours} in yours, {shape} in the target",
+                    "{name}（{what}）在你的模型里是 {yours}，目标里是 {shape}"),
+    "param_extra": ("your model has {name}, which the target's has not",
+                    "你的模型有 {name}，目标模型没有"),
+    "init": ("{name} starts at {yours}, the target's at {value}",
+             "{name} 的初始值是 {yours}，目标的是 {value}"),
+    "peeks": ("a later character changes an earlier position's logits: a position sees the "
+              "future (this rung is causal)",
+              "后面的字符改变了前面位置的 logits：有位置看到了未来（这一级是因果的）"),
+    "blind": ("no position's logits change when a later character does: this rung attends both "
+              "ways, so nothing should be masked",
+              "后面的字符变了，前面位置的 logits 却不变：这一级是双向注意力，不应遮住任何位置"),
+    "never_called": ("the target calls {name} ({what}); yours never does",
+                     "目标程序调用了 {name}（{what}）；你的从没调用"),
+    "first_module": ("the first output that differs, in the order the target computes them: "
+                     "{name} ({what}), at the {size} sizes",
+                     "按目标程序的计算顺序，第一个不同的输出：{name}（{what}），在{size}尺寸下"),
+    "logits": ("every module agrees, but the logits or the loss differ ({size} sizes)",
+               "每个模块都一致，但 logits 或损失不同（{size}尺寸）"),
+    "grads": ("the outputs agree but the gradient of {name} differs ({size} sizes): is "
+              "something detached or computed outside autograd?",
+              "输出一致，但 {name} 的梯度不同（{size}尺寸）：是否有东西被 detach 了，"
+              "或在 autograd 之外计算？"),
+    "batches": ("get_batch gives other inputs or targets than the target's",
+                "get_batch 给出的输入或目标和目标程序的不同"),
+    "calls": ("{call} gives {yours}; the target's gives {value}",
+              "{call} 给出 {yours}；目标程序给出 {value}"),
+    "training": ("the model and the batches agree, yet the losses part: {yours} where the target "
+                 "has {value} (the training loop differs)",
+                 "模型和批次都一致，损失却分开了：你的是 {yours}，目标是 {value}（训练循环不同）"),
+    "checking": ("checking {path} against {name}", "检查 {path}，对照 {name}"),
+    "written": ("wrote {path}: {task}\nWhen you think it is done:  python tools/exercise.py "
+                "{name} --check",
+                "已写入 {path}：{task}\n写好后检查：  python tools/exercise.py {name} --check"),
+    "started": ("started", "已开始"),
+    "edited": ("edited since it passed", "通过后改过"),
+    "passed_status": ("passed", "已通过"),
+    "list_footer": ("\nStart one:  python tools/exercise.py v5_ffn   (a rung in one go, or its "
+                    "steps one idea at a time)",
+                    "\n开始一个：  python tools/exercise.py v5_ffn   （一次做完一级，或逐个步骤来）"),
+    "docstring": ("Exercise {name}: {what}.\n\nWhat to build: {task}\n\nEdit the lesson part above "
+                  "the fence; leave the plumbing below it as it is.\n"
+                  "Check:       python tools/exercise.py {name} --check\n"
+                  "Train it:    {run}\n"
+                  "Start over:  delete this file, then python tools/exercise.py {name}\n",
+                  "练习 {name}：{what}。\n\n要写的：{task}\n\n只改分隔线上面的课程部分；"
+                  "下面的管道代码保持原样。\n"
+                  "检查：    python tools/exercise.py {name} --check\n"
+                  "训练：    {run}\n"
+                  "重新开始：删掉这个文件，再运行 python tools/exercise.py {name}\n"),
+}
+
+
+def mistakes_for(name, target):
+    """The mistakes of the exercise, each with its program ("text"); a rung also gets those of
+    its steps whose edits apply to its own program."""
+    found = []
+    for m in MISTAKES:
+        if m["exercise"] == name or "/" not in name and m["exercise"].startswith(name + "/"):
+            text = target
+            for old, new in m["edits"]:
+                if text.count(old) != 1:
+                    break
+                text = text.replace(old, new)
+            else:
+                found.append({**m, "text": text})
+    return found

@@ -1,0 +1,618 @@
+"""Climb the ladder yourself: write each rung's new idea (or one step's) into the program before
+it, and check your code against the rung's own program in a few seconds.
+
+    python tools/exercise.py                          # the exercises, in reading order
+    python tools/exercise.py v5_ffn                   # writes exercises/v5_ffn/train.py
+    python tools/exercise.py v5_ffn --check           # checks it against v5_ffn/train.py
+    python tools/exercise.py v6_block/02-residual     # one step: starts from step 01's program
+    python tools/exercise.py v6_block/02-residual --check --file my_train.py
+    python tools/exercise.py v5_ffn --check --lang zh # hints in Chinese (or a zh_* locale)
+
+An exercise file is the program of the rung (or step) before, its docstring saying what to
+build. Edit the lesson part; leave the plumbing below the fence as it is. A check imports your
+file (which trains nothing), then compares it with the target program stage by stage and stops
+at the first difference, with a hint:
+
+    hyperparameters  their names and default values, and MODEL_ARGS
+    parameters       names and shapes, at small odd sizes and at the defaults
+    initial weights  the scale of each tensor your model starts from
+    outputs          the target's weights copied into your model: every module's output, the
+                     logits, the loss and the gradients, compared
+    batches          get_batch under the same generator
+    causality        whether a later character changes an earlier prediction
+    calls            the rung's other calls (generation, a cache, its config), compared
+    training         a short training from the same weights and batches: the same losses
+
+Where your outputs equal a mistake in tools/catalogue.py, the hint names that mistake and the
+doc section that explains it; otherwise it names the first module whose output differs. Code
+that is right but ordered differently passes: values agree to within float rounding.
+Exit status: 0 passed, 1 your code differs (or raised), 2 bad input to the tool.
+"""
+import contextlib
+import hashlib
+import importlib.util
+import io
+import locale
+import math
+import os
+import sys
+import textwrap
+import traceback
+import types
+import zlib
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import ROOT, VERSIONS, ArgumentParser, UserError, command, one_line  # noqa: E402
+from steps import chain  # noqa: E402
+import catalogue  # noqa: E402
+
+EXERCISES = ROOT / "exercises"
+SMALL = {"batch_size": 2, "block_size": 5, "n_embd": 12, "n_head": 3, "n_layer": 2,
+         "dropout": 0.1, "intermediate_size": 20, "chunk_size_ff": 1}  # odd: a swap fails
+TRAIN_STEPS = 25  # the short training: steps at the default sizes
+# Float tolerances. Right code in another order rounds differently: v4's list of heads and its
+# batched heads (the same function) differ by at most 3e-7 in a logit and 4e-7 in a loss after
+# 25 training steps (tools/maintainers/bench_exercises.py measures it). A catalogued mistake
+# differs by 1e-3 or more.
+ATOL, RTOL = 1e-5, 1e-4
+LOSS_TOL = 1e-4
+
+
+# ------------------------------------------------------------------ the exercises
+def exercises():
+    """[(name, start text, target text)] in reading order: each rung, then its steps."""
+    found = []
+    for version in VERSIONS[1:]:
+        before = VERSIONS[VERSIONS.index(version) - 1]
+        steps = chain(version) if (ROOT / version / "steps").is_dir() else []
+        found.append((version, read(ROOT / before / "train.py"), read(ROOT / version / "train.py")))
+        for (_, start, _), (name, target, _) in zip(steps, steps[1:]):
+            found.append((f"{version}/{name}", start, target))
+    return found
+
+
+def read(path):
+    return path.read_text(encoding="utf-8")
+
+
+def find(name, every):
+    """The exercise called name: v5_ffn, v6_block/02-residual, v6_block/02 or with a slash."""
+    name = name.strip("/").removeprefix("exercises/").removesuffix("/train.py")
+    for found in every:
+        rung, _, step = found[0].partition("/")
+        if name == found[0] or step and name == f"{rung}/{step[:2]}":
+            return found
+    if name == VERSIONS[0]:
+        raise UserError(f"{name} is the first rung: the exercises start at {VERSIONS[1]}")
+    raise UserError(f"no exercise {name!r}: run python tools/exercise.py for the list")
+
+
+def describe(target):
+    """What the target program is, from its docstring's first line."""
+    first = target.split('"""')[1].splitlines()[0]
+    return first.split(": ", 1)[1].rstrip(".")
+
+
+def folder(name):
+    return EXERCISES / name
+
+
+def starting_file(name, start, target, lang):
+    """The start program with its docstring replaced by the exercise's."""
+    said = catalogue.TEXT["docstring"][lang == "zh"].format(
+        name=name, what=describe(target), task=catalogue.TASKS[name][lang == "zh"],
+        run=run_command(name))
+    said = "\n".join(textwrap.fill(line, 99) for line in said.splitlines())
+    head, _, rest = start.split('"""', 2)
+    return f'{head}"""{said}\n"""{rest}'
+
+
+def run_command(name):
+    out = Path("runs", "exercises", *name.split("/"), *(["rung"] if "/" not in name else []))
+    return f"python {Path('exercises', name, 'train.py')} --out {out}"
+
+
+# ------------------------------------------------------------------ loading a program
+class Raised(Exception):
+    """The learner's code raised: the traceback's frames in their file, and the error."""
+
+
+def load_text(text, name, path):
+    """A program given as text, as a module (a step has no file of its own)."""
+    module = types.ModuleType(name)
+    module.__file__ = str(path)
+    sys.modules[name] = module  # a dataclass looks its module up
+    exec(compile(text, str(path), "exec"), module.__dict__)
+    return module
+
+
+def import_learner(path):
+    """The learner's file as a module. main() run on import stops at once: argparse refuses the
+    flag below, so importing never trains."""
+    name = f"exercise_{zlib.crc32(str(path).encode())}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    argv, sys.argv = sys.argv, [str(path), "--imported-by-the-checker"]
+    try:
+        with learners(path):
+            spec.loader.exec_module(module)
+    except SystemExit:
+        raise Differs("imports", "main_on_import") from None
+    finally:
+        sys.argv = argv
+    return module
+
+
+@contextlib.contextmanager
+def learners(path):
+    """Whatever the learner's code raises becomes Raised: their frames and the error."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            yield
+    except (Differs, Raised):
+        raise
+    except SyntaxError as e:
+        if Path(e.filename or "") != Path(path):
+            raise
+        raise Raised("".join(traceback.format_exception_only(e)).rstrip()) from None
+    except Exception as e:
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == path]
+        shown = "".join(traceback.format_list(frames)) if frames else ""
+        raise Raised(f"{shown}{type(e).__name__}: {e}") from None
+
+
+class Differs(Exception):
+    """A stage found a difference: key names the message in catalogue.TEXT, with its values."""
+
+    def __init__(self, stage, key, **values):
+        super().__init__(key)
+        self.stage, self.key, self.values = stage, key, values
+
+
+# ------------------------------------------------------------------ what a check compares
+def settings(target, small):
+    """The target's args: its defaults, or the small odd sizes for the flags it has."""
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in SMALL.items()
+             if small and k in target.HYPERPARAMETERS]
+    return target.parse_args([*flags, "--device", "cpu"])
+
+
+class Context:
+    """What every stage needs, made once from the target: the text, its args at both sizes, a
+    batch of each, and the target's initial weights."""
+
+    def __init__(self, target):
+        import torch
+
+        self.torch, self.target = torch, target
+        self.chars, self.splits = target.read_data(ROOT / "data" / "tinyplays.txt")
+        self.configs = [settings(target, small) for small in (True, False)]
+        self.batches, self.weights = [], []
+        for args in self.configs:
+            self.batches.append(target.get_batch(self.splits["train"], args,
+                                                 torch.Generator().manual_seed(0)))
+            self.weights.append({k: v.detach().clone() for k, v in
+                                 build(target, self, args).named_parameters()})
+
+
+def build(module, ctx, args, weights=None):
+    """module's LanguageModel with the target's MODEL_ARGS from args, seeded as train.py seeds
+    it; weights (by name) copied in."""
+    torch = ctx.torch
+    torch.manual_seed(args.seed)
+    model = module.LanguageModel(len(ctx.chars),
+                                 **{k: getattr(args, k) for k in ctx.target.MODEL_ARGS})
+    if weights:
+        with torch.no_grad():
+            for name, p in model.named_parameters():
+                p.copy_(weights[name])
+    return model
+
+
+def hyperparameters(module, ctx):
+    names = getattr(module, "HYPERPARAMETERS", [])
+    return {"values": {k: getattr(module, k) for k in names},
+            "MODEL_ARGS": list(getattr(module, "MODEL_ARGS", []))}
+
+
+def parameters(module, ctx):
+    return [{k: tuple(p.shape) for k, p in build(module, ctx, args).named_parameters()}
+            for args in ctx.configs]
+
+
+def initial_weights(module, ctx):
+    """Each tensor's mean and spread as the model starts (default sizes): N(0, 0.02) and
+    PyTorch's own uniform start differ here, and no weight copied in can hide it."""
+    model = build(module, ctx, ctx.configs[1])
+    return {k: (p.mean().item(), p.std().item() if p.numel() > 1 else 0.0)
+            for k, p in model.named_parameters()}
+
+
+def outputs(module, ctx):
+    """At each size, from the target's weights and one batch, in training mode with one seed:
+    every module's outputs in call order, the logits, the loss and the gradients."""
+    torch, seen = ctx.torch, []
+    for args, weights, (x, y) in zip(ctx.configs, ctx.weights, ctx.batches):
+        model, calls = build(module, ctx, args, weights), {}
+        hooks = [m.register_forward_hook(lambda m, i, o, n=n: calls.setdefault(n, []).append(o))
+                 for n, m in model.named_modules() if n]
+        torch.manual_seed(1)  # dropout draws the same masks
+        logits, loss = model(x, y)
+        loss.backward()
+        for h in hooks:
+            h.remove()
+        seen.append({"calls": calls, "logits": logits, "loss": loss, "grads": {
+            k: p.grad for k, p in model.named_parameters()}})
+    return seen
+
+
+def batches(module, ctx):
+    return [module.get_batch(ctx.splits["train"], args, ctx.torch.Generator().manual_seed(2))
+            for args in ctx.configs]
+
+
+def causality(module, ctx):
+    """For each position: whether its logits change when the last character changes."""
+    torch, args, (x, _) = ctx.torch, ctx.configs[0], ctx.batches[0]
+    model = build(module, ctx, args, ctx.weights[0]).eval()
+    other = x.clone()
+    other[:, -1] = (other[:, -1] + 1) % len(ctx.chars)
+    with torch.no_grad():
+        a, b = model(x)[0], model(other)[0]
+    return [bool((a[:, t] - b[:, t]).abs().max() > 1e-4) for t in range(x.shape[1])]
+
+
+def fill(model):
+    """Every parameter set from its own name: the same values whatever order made them."""
+    import torch
+
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            g = torch.Generator().manual_seed(zlib.crc32(name.encode()))
+            p.copy_(torch.randn(p.shape, generator=g) * 0.3)
+    return model
+
+
+def calls(module, ctx):
+    """The rung's other calls (catalogue.CALLS), each evaluated from the target's weights."""
+    torch, args, (x, y) = ctx.torch, ctx.configs[0], ctx.batches[0]
+    results = []
+    for text in ctx.calls:
+        model = build(module, ctx, args, ctx.weights[0]).eval()
+        torch.manual_seed(3)
+        names = {"model": model, "m": module, "x": x, "y": y, "args": args, "torch": torch,
+                 "chars": ctx.chars, "fill": fill, "h": torch.randn(2, 5, 12)}
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                results.append(eval(text, names))  # noqa: S307 the catalogue's own calls
+        except Exception as e:  # the target's own refusals are part of what it does
+            results.append(f"raises {type(e).__name__}")
+    return results
+
+
+class Log:
+    """What train() logs to, as the plumbing's Run does: each step's loss and each estimate."""
+
+    def __init__(self):
+        self.losses = []
+
+    def evaluation(self, step, losses):
+        self.losses += [losses["train"], losses["val"]]
+
+    def step(self, step, loss):
+        self.losses.append(loss.item())
+
+
+def training(module, ctx):
+    """TRAIN_STEPS steps of the module's own train() from the target's weights: the losses."""
+    args = ctx.configs[1]
+    short = type(args)(**{**vars(args), "max_iters": TRAIN_STEPS, "eval_interval": TRAIN_STEPS,
+                          "eval_iters": 2})
+    model, log = build(module, ctx, args, ctx.weights[1]), Log()
+    ctx.torch.manual_seed(4)
+    module.train(model, ctx.splits, short, log)
+    return log.losses
+
+
+# ------------------------------------------------------------------ comparing
+def close(a, b):
+    """a and b agree: tensors to within rounding, containers item by item, the rest equal."""
+    import torch
+
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
+                and a.shape == b.shape and a.dtype == b.dtype
+                and (a.dtype == torch.bool or not a.is_floating_point() and a.equal(b)
+                     or a.is_floating_point() and torch.allclose(a, b, RTOL, ATOL)))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(close(p, q) for p, q in zip(a, b)) and (
+            not a or type(a[0]) is not bool or a == b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=RTOL, abs_tol=ATOL)
+    return type(a) is type(b) and a == b
+
+
+def same_scale(a, b):
+    """Initial weights: each tensor's mean and spread within a quarter of the target's spread."""
+    return a.keys() == b.keys() and all(
+        all(abs(p - q) <= 0.25 * b[k][1] + 1e-6 for p, q in zip(a[k], b[k])) for k in a)
+
+
+def same_losses(a, b):
+    return len(a) == len(b) and all(abs(p - q) <= LOSS_TOL for p, q in zip(a, b))
+
+
+def same_outputs(a, b):
+    """The observable result: logits, loss and gradients at each size."""
+    return all(close(p["logits"], q["logits"]) and close(p["loss"], q["loss"])
+               and close(p["grads"], q["grads"]) for p, q in zip(a, b))
+
+
+STAGES = [  # (stage, observe(module, ctx), agree(learner's, target's)) in the order checked
+    ("hyperparameters", hyperparameters, close),
+    ("parameters", parameters, close),
+    ("initial weights", initial_weights, same_scale),
+    ("outputs", outputs, same_outputs),
+    ("batches", batches, close),
+    ("causality", causality, close),
+    ("calls", calls, close),
+    ("training", training, same_losses),
+]
+
+
+# ------------------------------------------------------------------ saying what differs
+def difference(stage, mine, theirs, target, ctx):
+    """The generic message for a stage's difference: (key, values) into catalogue.TEXT."""
+    if stage == "hyperparameters":
+        a, b = mine["values"], theirs["values"]
+        for k in b:
+            if k not in a:
+                return "hp_missing", {"name": k, "value": b[k]}
+            if not close(a[k], b[k]):
+                return "hp_value", {"name": k, "value": b[k], "yours": a[k]}
+        if extra := [k for k in a if k not in b]:
+            return "hp_extra", {"name": extra[0]}
+        return "model_args", {"yours": mine["MODEL_ARGS"], "value": theirs["MODEL_ARGS"]}
+    if stage == "parameters":
+        size = "small" if mine[0] != theirs[0] else "default"
+        a, b = (mine[0], theirs[0]) if size == "small" else (mine[1], theirs[1])
+        for k in b:
+            if k not in a:
+                return "param_missing", {"name": k, "shape": b[k], "what": owner(target, k)}
+            if a[k] != b[k]:
+                return "param_shape", {"name": k, "shape": b[k], "yours": a[k],
+                                       "what": owner(target, k)}
+        return "param_extra", {"name": [k for k in a if k not in b][0]}
+    if stage == "initial weights":
+        k = next(k for k in theirs if not same_scale({k: mine[k]}, {k: theirs[k]}))
+        return "init", {"name": k, "yours": "mean %.3f, std %.3f" % mine[k],
+                        "value": "mean %.3f, std %.3f" % theirs[k]}
+    if stage == "outputs":
+        steps = causality(target, ctx)
+        if (learned := ctx.learner_causality) != steps:
+            return ("peeks" if any(learned[:-1]) else "blind"), {}
+        for size, (p, q) in zip(("small", "default"), zip(mine, theirs)):
+            for name, outs in q["calls"].items():
+                if name not in p["calls"]:
+                    return "never_called", {"name": name, "what": kind(target, ctx, name)}
+                if not close(flat(p["calls"][name]), flat(outs)):
+                    return "first_module", {"name": name, "what": kind(target, ctx, name),
+                                            "size": size}
+            if not close(p["logits"], q["logits"]) or not close(p["loss"], q["loss"]):
+                return "logits", {"size": size}
+            name = next(k for k in q["grads"] if not close(p["grads"][k], q["grads"][k]))
+            return "grads", {"name": name, "size": size}
+    if stage == "batches":
+        return "batches", {}
+    if stage == "causality":
+        return ("peeks" if any(mine[:-1]) else "blind"), {}
+    if stage == "calls":
+        i = next(i for i, (p, q) in enumerate(zip(mine, theirs)) if not close(p, q))
+        return "calls", {"call": ctx.calls[i], "value": summary(theirs[i]),
+                         "yours": summary(mine[i])}
+    i = next((i for i, (p, q) in enumerate(zip(mine, theirs)) if abs(p - q) > LOSS_TOL), 0)
+    return "training", {"yours": f"{mine[i]:.6f}" if i < len(mine) else "none",
+                        "value": f"{theirs[i]:.6f}"}
+
+
+def owner(target, name):
+    """The class of the module that holds a parameter in the target, e.g. FeedForward."""
+    return catalogue.word(name)
+
+
+def kind(target, ctx, name):
+    model = build(target, ctx, ctx.configs[0])
+    return type(model.get_submodule(name)).__name__
+
+
+def flat(value):
+    """The tensors in a module's outputs (a tensor, a tuple of them, nested), as a list."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in flat(v)]
+    return []
+
+
+def summary(value):
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return f"a tensor of shape {tuple(value.shape)}"
+    if isinstance(value, (list, tuple)):
+        return f"a {type(value).__name__} of {len(value)}"
+    return one_line(repr(value))[:80]
+
+
+# ------------------------------------------------------------------ the check
+def check(name, target_text, path, lang="en", say=print, cache=None):
+    """Check the file at path against the exercise's target; True when it passes. Each stage's
+    line goes to say(); a difference ends with one hint. cache: a dict kept between calls (the
+    target, what it gives at each stage, its mistakes), so that each is loaded once."""
+    zh, text = lang == "zh", catalogue.TEXT
+    cache = {} if cache is None else cache
+    if name not in cache:
+        target = load_text(target_text, f"target_{len(cache)}", ROOT / name / "train.py")
+        ctx = Context(target)
+        ctx.calls = catalogue.CALLS.get(name.split("/")[0], [])
+        cache[name] = types.SimpleNamespace(target=target, ctx=ctx, observed={}, seen={},
+                                            mistakes=catalogue.mistakes_for(name, target_text))
+    known = cache[name]
+    path = Path(path).resolve()
+    try:
+        learner = import_learner(path)
+        say(text["ok"][zh].format(stage=text["stage:imports"][zh]))
+        for stage, observe, agree in STAGES:
+            if stage not in known.observed:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    known.observed[stage] = observe(known.target, known.ctx)
+            theirs = known.observed[stage]
+            with learners(path):
+                mine = observe(learner, known.ctx)
+                if stage == "outputs":
+                    known.ctx.learner_causality = causality(learner, known.ctx)
+            if not agree(mine, theirs):
+                key, values = difference(stage, mine, theirs, known.target, known.ctx)
+                raise Differs(stage, key, mistake=mistake(known, stage, mine, agree), **values)
+            say(text["ok"][zh].format(stage=text[f"stage:{stage}"][zh]))
+    except Differs as d:
+        values = {k: text.get(f"size:{v}", (v, v))[zh] if k == "size" else v
+                  for k, v in d.values.items()}
+        say(text["differs"][zh].format(stage=text[f"stage:{d.stage}"][zh],
+                                       why=text[d.key][zh].format(**values)))
+        if m := d.values.get("mistake"):
+            say(text["hint"][zh].format(hint=m["hint"][zh], doc=doc_section(m, zh)))
+        else:
+            say(text["no_hint"][zh].format(task=catalogue.TASKS[name][zh]))
+        return False
+    except Raised as e:
+        say(text["raised"][zh].format(error=str(e)))
+        return False
+    say(text["passed"][zh].format(run=run_command(name), expect=expected(name, zh)))
+    return True
+
+
+def mistake(known, stage, mine, agree):
+    """The first catalogued mistake whose observation at stage agrees with the learner's."""
+    for i, m in enumerate(known.mistakes):
+        if (i, stage) not in known.seen:
+            try:
+                module = load_text(m["text"], f"mistake_{i}", Path(known.target.__file__))
+                with contextlib.redirect_stdout(io.StringIO()):
+                    known.seen[i, stage] = STAGES_BY_NAME[stage](module, known.ctx)
+            except Exception:  # a mistake that raises here matches nothing
+                known.seen[i, stage] = None
+        if known.seen[i, stage] is not None and agree(mine, known.seen[i, stage]):
+            return m
+    return None
+
+
+STAGES_BY_NAME = {stage: observe for stage, observe, _ in STAGES}
+
+
+def doc_section(m, zh):
+    rung = m["doc"][0]
+    return f"{rung}/README{'.zh-CN' * zh}.md, \"{m['doc'][1 + zh]}\""
+
+
+def expected(name, zh):
+    """The full run's expected val loss, from reference/."""
+    import csv
+
+    rung, _, step = name.partition("/")
+    if not step:
+        with open(ROOT / "reference" / "tinyplays" / f"{rung}.csv") as f:
+            last = list(csv.DictReader(f))[-1]
+        return catalogue.TEXT["expect_rung"][zh].format(val=float(last["val_loss"]),
+                                                        step=last["step"])
+    with open(ROOT / "reference" / "steps" / f"{rung}.csv") as f:
+        row = next(r for r in csv.DictReader(f) if r["step"] == step)
+    return catalogue.TEXT["expect_step"][zh].format(
+        mean=float(row["val_mean"]), low=float(row["val_min"]), high=float(row["val_max"]),
+        seeds=row["seeds"])
+
+
+# ------------------------------------------------------------------ the command line
+def language(given):
+    if given:
+        return given
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if value := os.environ.get(var):
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+def passed_file(name):
+    return folder(name) / ".passed"
+
+
+def status(name, zh):
+    marker, mine = passed_file(name), folder(name) / "train.py"
+    if not marker.is_file():
+        return catalogue.TEXT["started"][zh] if mine.is_file() else ""
+    digest, _, where = marker.read_text(encoding="utf-8").strip().partition(" ")
+    if Path(where) == mine.resolve() and (not mine.is_file() or sha256(mine) != digest):
+        return catalogue.TEXT["edited"][zh]
+    return catalogue.TEXT["passed_status"][zh]
+
+
+def sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@command
+def main(argv=None):
+    p = ArgumentParser(__file__, __doc__)
+    p.add_argument("exercise", nargs="?", help="a rung (v5_ffn) or a step (v6_block/02-residual)")
+    p.add_argument("--check", action="store_true", help="check your file against the target")
+    p.add_argument("--file", type=Path, help="the file to check (default: the exercise's)")
+    p.add_argument("--lang", choices=["en", "zh"], help="hints in English or Chinese (default: "
+                   "the locale's)")
+    args = p.parse_args(argv)
+    zh = language(args.lang) == "zh"
+    every = exercises()
+    if args.exercise is None:
+        if args.check or args.file:
+            raise UserError("--check and --file need an exercise: e.g. python tools/exercise.py "
+                            "v5_ffn --check")
+        for name, _, target in every:
+            indent = "  " * ("/" in name)
+            print(f"{indent}{name:<{40 - len(indent)}} {status(name, zh):<8} {describe(target)}")
+        print(catalogue.TEXT["list_footer"][zh])
+        return 0
+    name, start, target = find(args.exercise, every)
+    if args.file and not args.check:
+        raise UserError("--file needs --check: python tools/exercise.py "
+                        f"{name} --check --file {args.file}")
+    mine = folder(name) / "train.py"
+    if not args.check:
+        if os.path.lexists(mine):
+            raise UserError(f"{mine.relative_to(ROOT)} exists and is never overwritten: check "
+                            f"it with --check, or delete it to start over")
+        mine.parent.mkdir(parents=True, exist_ok=True)
+        with open(mine, "x", encoding="utf-8") as f:
+            f.write(starting_file(name, start, target, "zh" if zh else "en"))
+        print(catalogue.TEXT["written"][zh].format(
+            path=mine.relative_to(ROOT), task=catalogue.TASKS[name][zh], name=name))
+        return 0
+    path = args.file or mine
+    if not path.is_file():
+        raise UserError(f"no file at {path}: run python tools/exercise.py {name} first" if
+                        not args.file else f"--file {path} is not a file: pass your train.py")
+    print(catalogue.TEXT["checking"][zh].format(path=path, name=name))
+    if not check(name, target, path, "zh" if zh else "en"):
+        return 1
+    with contextlib.suppress(OSError):  # the record is a convenience
+        passed_file(name).parent.mkdir(parents=True, exist_ok=True)
+        passed_file(name).write_text(f"{sha256(path)} {path.resolve()}\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
