@@ -89,6 +89,8 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "attention's projection and at the end of the FFN.",
         "加上 dropout（新的超参数，默认 0.0）：作用在注意力权重上、注意力的输出投影之后，"
         "以及前馈网络的末尾。"),
+    # ---- v7_bert_layer
+    # ---- v8_bert_mlm
 }
 
 # ------------------------------------------------------------------ the mistakes
@@ -294,6 +296,8 @@ MISTAKES = [
               "before it joins the residual path.",
               "dropout 放在了投影之前：它应作用在投影的输出上，也就是加回残差路径之前。"),
      "doc": V6},
+    # ---- v7_bert_layer
+    # ---- v8_bert_mlm
 ]
 
 
@@ -304,6 +308,8 @@ CALLS = {  # rung: expressions a check evaluates on the target and on the learne
     "v4_multihead": ["m.sample(model, chars, args)"],
     "v5_ffn": ["m.sample(model, chars, args)"],
     "v6_block": ["m.sample(model, chars, args)"],
+    # ---- v7_bert_layer
+    # ---- v8_bert_mlm
 }
 
 
@@ -329,7 +335,10 @@ WORDS = {"token_embedding_table": "the token embeddings",
          "ln_f": "the final LayerNorm", "embeddings": "the embeddings",
          "attention": "attention", "intermediate": "the FFN's first half",
          "output": "the output", "LayerNorm": "a LayerNorm", "cls": "the masked-LM head",
-         "crossattention": "cross-attention"}
+         "crossattention": "cross-attention",
+         # ---- v7_bert_layer
+         # ---- v8_bert_mlm
+         }
 
 TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "stage:imports": ("it imports without training", "导入时不训练"),

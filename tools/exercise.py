@@ -48,6 +48,7 @@ from steps import chain  # noqa: E402
 import catalogue  # noqa: E402
 
 EXERCISES = ROOT / "exercises"
+DATA = ROOT / "data" / "tinyplays.txt"
 SMALL = {"batch_size": 2, "block_size": 5, "n_embd": 12, "n_head": 3, "n_layer": 2,
          "dropout": 0.1, "intermediate_size": 20, "chunk_size_ff": 1}  # odd: a swap fails
 TRAIN_STEPS = 25  # the short training: steps at the default sizes
@@ -176,7 +177,7 @@ def settings(target, small):
     """The target's args: its defaults, or the small odd sizes for the flags it has."""
     flags = [f"--{k.replace('_', '-')}={v}" for k, v in SMALL.items()
              if small and k in target.HYPERPARAMETERS]
-    return target.parse_args([*flags, "--device", "cpu"])
+    return target.parse_args([*flags, "--device", "cpu", "--data", str(DATA)])
 
 
 class Context:
@@ -187,7 +188,7 @@ class Context:
         import torch
 
         self.torch, self.target = torch, target
-        self.chars, self.splits = target.read_data(ROOT / "data" / "tinyplays.txt")
+        self.chars, self.splits = target.read_data(DATA)
         self.configs = [settings(target, small) for small in (True, False)]
         self.batches, self.weights = [], []
         for args in self.configs:
