@@ -72,3 +72,120 @@ def test_each_mistake_names_a_doc_section_that_exists():
         rung, en, zh = m["doc"]
         assert f"## {en}\n" in (ROOT / rung / "README.md").read_text(encoding="utf-8"), m
         assert f"## {zh}\n" in (ROOT / rung / "README.zh-CN.md").read_text(encoding="utf-8"), m
+
+
+# ------------------------------------------------------------------ the command line
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    """exercises/ in a temporary folder, and the locale English."""
+    monkeypatch.setattr(exercise, "EXERCISES", tmp_path / "exercises")
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(var, raising=False)
+    return tmp_path / "exercises"
+
+
+def target_of(name):
+    return dict((n, t) for n, _, t in EVERY)[name]
+
+
+def test_an_exercise_is_the_program_before_with_a_docstring_and_is_never_overwritten(
+        workspace, capsys):
+    assert exercise.main(["v6_block/02-residual"]) == 0
+    path = workspace / "v6_block" / "02-residual" / "train.py"
+    written = path.read_text(encoding="utf-8")
+    start = dict((n, s) for n, s, _ in EVERY)["v6_block/02-residual"]
+    assert written.split('"""', 2)[2] == start.split('"""', 2)[2]  # only the docstring is new
+    assert "Exercise v6_block/02-residual" in written and "--check" in written
+    assert catalogue.TASKS["v6_block/02-residual"][0].split()[0] in written
+    assert max(len(line) for line in written.splitlines()) <= 100
+    path.write_text(written + "# my work\n", encoding="utf-8")
+    assert exercise.main(["v6_block/02-residual"]) == 2
+    assert "never overwritten" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8").endswith("# my work\n")
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["v1_bigram"], "the first rung"),
+    (["v5"], "no exercise 'v5'"),
+    (["v6_block/99"], "no exercise"),
+    (["--check"], "need an exercise"),
+    (["v5_ffn", "--file", "x.py"], "--file needs --check"),
+    (["v5_ffn", "--check"], "run python tools/exercise.py v5_ffn first"),
+    (["v5_ffn", "--check", "--file", "missing.py"], "is not a file"),
+    (["v5_ffn", "--lang", "fr"], "invalid choice"),
+])
+def test_bad_input_is_one_line_and_exit_status_2(argv, fragment, workspace, capsys):
+    assert exercise.main(argv) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and err.count("\n") == 1, err
+    assert not workspace.exists()
+
+
+def test_a_check_exits_0_when_it_passes_1_when_it_differs_and_the_list_says_which(
+        workspace, capsys):
+    assert exercise.main(["v5_ffn"]) == 0
+    assert exercise.main(["v6_block/02", "--check", "--file", str(ROOT / "v5_ffn/train.py")]) == 1
+    assert exercise.main(["v5_ffn", "--check"]) == 1  # the untouched start
+    mine = workspace / "v5_ffn" / "train.py"
+    mine.write_text(target_of("v5_ffn"), encoding="utf-8")
+    assert exercise.main(["v5_ffn/", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "passed: your code computes what the target computes" in out
+    assert "python exercises/v5_ffn/train.py --out runs/exercises/v5_ffn/rung" in out
+    assert exercise.main([]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert [line.split()[:2] for line in listed[:8]][7] == ["v5_ffn", "passed"]
+    assert listed[0].split()[:2] == ["v4_multihead", "token"]  # not passed: no status
+    mine.write_text(target_of("v5_ffn") + "# edited\n", encoding="utf-8")
+    assert exercise.main([]) == 0
+    assert "v5_ffn  " in (out := capsys.readouterr().out) and "edited since it passed" in out
+
+
+def check_text(text, name, tmp_path, capsys, *flags):
+    path = tmp_path / "mine.py"
+    path.write_text(text, encoding="utf-8")
+    code = exercise.main([name, "--check", "--file", str(path), *flags])
+    return code, capsys.readouterr().out, path
+
+
+def test_a_bug_that_raises_shows_the_frames_in_the_learner_s_file(workspace, tmp_path, capsys):
+    text = target_of("v5_ffn").replace("return self.net(x)  # (B, T, C)",
+                                       "return self.net(x) @ undefined_name  # (B, T, C)")
+    code, out, path = check_text(text, "v5_ffn", tmp_path, capsys)
+    assert code == 1
+    assert f'File "{path}", line ' in out and "NameError" in out and "undefined_name" in out
+    assert "exercise.py" not in out  # the checker's own frames are not the learner's business
+
+
+def test_a_syntax_error_is_shown_with_its_line(workspace, tmp_path, capsys):
+    code, out, _ = check_text(target_of("v5_ffn").replace("nn.ReLU(),", "nn.ReLU(),,"),
+                              "v5_ffn", tmp_path, capsys)
+    assert code == 1 and "SyntaxError" in out and "nn.ReLU(),," in out
+
+
+def test_importing_a_file_that_trains_is_refused(workspace, tmp_path, capsys):
+    code, out, _ = check_text(target_of("v5_ffn") + "main()\n", "v5_ffn", tmp_path, capsys)
+    assert code == 1 and "trains when the file is imported" in out
+
+
+def test_right_code_in_another_order_passes(workspace, tmp_path, capsys):
+    """The FFN's ReLU as a function, not a module, and the heads' scale applied to q: the same
+    numbers, rounded differently."""
+    text = target_of("v5_ffn").replace("            nn.ReLU(),\n", "").replace(
+        "return self.net(x)  # (B, T, C)", "return F.relu(self.net(x))  # (B, T, C)").replace(
+        "wei = q @ k.transpose(-2, -1) * hs**-0.5", "wei = (q * hs**-0.5) @ k.transpose(-2, -1)")
+    code, out, _ = check_text(text, "v5_ffn", tmp_path, capsys)
+    assert code == 0, out
+
+
+def test_hints_in_chinese_with_lang_zh_or_a_chinese_locale(workspace, tmp_path, capsys,
+                                                           monkeypatch):
+    relu = [m for m in catalogue.MISTAKES if m["exercise"] == "v5_ffn"][0]
+    text = catalogue.mistakes_for("v5_ffn", target_of("v5_ffn"))[0]["text"]
+    code, out, _ = check_text(text, "v5_ffn", tmp_path, capsys, "--lang", "zh")
+    assert code == 1 and relu["hint"][1] in out and "v5_ffn/README.zh-CN.md" in out
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    code, out, _ = check_text(text, "v5_ffn", tmp_path, capsys)
+    assert code == 1 and relu["hint"][1] in out
+    code, out, _ = check_text(text, "v5_ffn", tmp_path, capsys, "--lang", "en")
+    assert relu["hint"][0] in out and "v5_ffn/README.md" in out

@@ -360,8 +360,8 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "ok": ("  ok     {stage}", "  通过   {stage}"),
     "differs": ("  differs  {stage}:\n    {why}", "  不同   {stage}：\n    {why}"),
     "hint": ("hint: {hint}\n      See {doc}.", "提示：{hint}\n      参见 {doc}。"),
-    "no_hint": ("hint: no mistake in the catalogue gives these numbers. The exercise asks: "
-                "{task}", "提示：目录里没有哪个常见错误给出这些数。这个练习要求：{task}"),
+    "no_hint": ("hint: this is none of the mistakes the checker knows. The exercise asks: "
+                "{task}", "提示：这不是检查器认识的常见错误。这个练习要求：{task}"),
     "raised": ("  your code raised an error (the frames in your file, then the error):\n{error}",
                "  你的代码抛出了错误（先是你文件里的调用帧，然后是错误）：\n{error}"),
     "passed": ("passed: your code computes what the target computes.\n"
@@ -374,10 +374,10 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "expect_step": ("expect a val loss near {mean:.3f} (the reference: {seeds} seeds, "
                     "{low:.3f} to {high:.3f})",
                     "预期验证损失约为 {mean:.3f}（参考：{seeds} 个种子，{low:.3f} 到 {high:.3f}）"),
-    "main_on_import": ("importing your file ran main(): keep it under "
+    "main_on_import": ("line {line} trains when the file is imported: keep main() under "
                        "if __name__ == \"__main__\":, so that importing trains nothing",
-                       "导入你的文件时运行了 main()：把它留在 if __name__ == \"__main__\": "
-                       "之下，导入时就不会训练"),
+                       "第 {line} 行在导入文件时就会训练：把 main() 留在 "
+                       "if __name__ == \"__main__\": 之下，导入时就不会训练"),
     "hp_missing": ("the target has a hyperparameter {name} = {value!r}; yours has none",
                    "目标程序有超参数 {name} = {value!r}；你的没有"),
     "hp_value": ("{name} is {yours!r} in yours, {value!r} in the target",

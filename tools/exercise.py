@@ -28,6 +28,7 @@ doc section that explains it; otherwise it names the first module whose output d
 that is right but ordered differently passes: values agree to within float rounding.
 Exit status: 0 passed, 1 your code differs (or raised), 2 bad input to the tool.
 """
+import ast
 import contextlib
 import hashlib
 import importlib.util
@@ -53,9 +54,9 @@ SMALL = {"batch_size": 2, "block_size": 5, "n_embd": 12, "n_head": 3, "n_layer":
          "dropout": 0.1, "intermediate_size": 20, "chunk_size_ff": 1}  # odd: a swap fails
 TRAIN_STEPS = 25  # the short training: steps at the default sizes
 # Float tolerances. Right code in another order rounds differently: v4's list of heads and its
-# batched heads (the same function) differ by at most 3e-7 in a logit and 4e-7 in a loss after
-# 25 training steps (tools/maintainers/bench_exercises.py measures it). A catalogued mistake
-# differs by 1e-3 or more.
+# batched heads (one function) differ by 3e-7 in a logit, 6e-9 in a gradient and 5e-7 in a loss
+# over the short training (tools/maintainers/bench_exercises.py measures it). A catalogued
+# mistake differs by 1e-3 or more.
 ATOL, RTOL = 1e-5, 1e-4
 LOSS_TOL = 1e-4
 
@@ -129,20 +130,23 @@ def load_text(text, name, path):
 
 
 def import_learner(path):
-    """The learner's file as a module. main() run on import stops at once: argparse refuses the
-    flag below, so importing never trains."""
+    """The learner's file as a module; refused first if importing it would train (a call of
+    main() or train() outside `if __name__ == "__main__":`)."""
+    with learners(path):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) or isinstance(node, ast.If) and \
+                "__name__" in ast.unparse(node.test):
+            continue
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and getattr(call.func, "id", "") in ("main", "train"):
+                raise Differs("imports", "main_on_import", line=call.lineno)
     name = f"exercise_{zlib.crc32(str(path).encode())}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    argv, sys.argv = sys.argv, [str(path), "--imported-by-the-checker"]
-    try:
-        with learners(path):
-            spec.loader.exec_module(module)
-    except SystemExit:
-        raise Differs("imports", "main_on_import") from None
-    finally:
-        sys.argv = argv
+    with learners(path):
+        spec.loader.exec_module(module)
     return module
 
 
@@ -158,7 +162,7 @@ def learners(path):
         if Path(e.filename or "") != Path(path):
             raise
         raise Raised("".join(traceback.format_exception_only(e)).rstrip()) from None
-    except Exception as e:
+    except (Exception, SystemExit) as e:  # SystemExit: their sys.exit(), or argparse's
         frames = [f for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == path]
         shown = "".join(traceback.format_list(frames)) if frames else ""
         raise Raised(f"{shown}{type(e).__name__}: {e}") from None
@@ -485,18 +489,24 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
     except Differs as d:
         values = {k: text.get(f"size:{v}", (v, v))[zh] if k == "size" else v
                   for k, v in d.values.items()}
-        say(text["differs"][zh].format(stage=text[f"stage:{d.stage}"][zh],
-                                       why=text[d.key][zh].format(**values)))
+        say(wrap(text["differs"][zh].format(stage=text[f"stage:{d.stage}"][zh],
+                                            why=text[d.key][zh].format(**values))))
         if m := d.values.get("mistake"):
-            say(text["hint"][zh].format(hint=m["hint"][zh], doc=doc_section(m, zh)))
-        else:
-            say(text["no_hint"][zh].format(task=catalogue.TASKS[name][zh]))
+            say(wrap(text["hint"][zh].format(hint=m["hint"][zh], doc=doc_section(m, zh))))
+        elif d.stage != "imports":
+            say(wrap(text["no_hint"][zh].format(task=catalogue.TASKS[name][zh])))
         return False
     except Raised as e:
         say(text["raised"][zh].format(error=str(e)))
         return False
     say(text["passed"][zh].format(run=run_command(name), expect=expected(name, zh)))
     return True
+
+
+def wrap(message):
+    """Each line of message in lines of at most 99 characters, continued under its indent."""
+    return "\n".join(textwrap.fill(line, 99, subsequent_indent=" " * (
+        len(line) - len(line.lstrip()) or 6)) for line in message.splitlines())
 
 
 def mistake(known, stage, mine, agree):
@@ -563,6 +573,11 @@ def status(name, zh):
     return catalogue.TEXT["passed_status"][zh]
 
 
+def shown(path):
+    """path as the learner would type it from the repository's root."""
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+
+
 def sha256(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -594,13 +609,13 @@ def main(argv=None):
     mine = folder(name) / "train.py"
     if not args.check:
         if os.path.lexists(mine):
-            raise UserError(f"{mine.relative_to(ROOT)} exists and is never overwritten: check "
-                            f"it with --check, or delete it to start over")
+            raise UserError(f"{shown(mine)} exists and is never overwritten: check it with "
+                            "--check, or delete it to start over")
         mine.parent.mkdir(parents=True, exist_ok=True)
         with open(mine, "x", encoding="utf-8") as f:
             f.write(starting_file(name, start, target, "zh" if zh else "en"))
         print(catalogue.TEXT["written"][zh].format(
-            path=mine.relative_to(ROOT), task=catalogue.TASKS[name][zh], name=name))
+            path=shown(mine), task=catalogue.TASKS[name][zh], name=name))
         return 0
     path = args.file or mine
     if not path.is_file():

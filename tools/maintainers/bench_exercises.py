@@ -1,0 +1,104 @@
+"""The exercise checker's figures: the float tolerance it allows, measured, and how long each
+exercise's check takes, as a learner runs it (a fresh process, the target as their file).
+
+    python tools/maintainers/bench_exercises.py              # both
+    python tools/maintainers/bench_exercises.py --only v6    # the checks of v6's exercises
+
+1. Tolerance. v4's step 05 (a list of heads) and step 06 (the same heads batched in three
+   Linears) compute one function with its float operations in another order. From the same
+   weights (step 05's heads stacked into step 06's matrices) the script prints the largest
+   difference in a logit, in a gradient, and in a loss over the check's short training. The
+   checker's ATOL and LOSS_TOL must sit above these and below what a catalogued mistake gives.
+2. Time. Every exercise's target checked by `tools/exercise.py NAME --check --file FILE` in its
+   own process, one thread, as on a learner's machine: the seconds from start to exit, then
+   the slowest and the median.
+"""
+import argparse
+import io
+import contextlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import exercise  # noqa: E402
+from common import ROOT  # noqa: E402
+
+
+def tolerance():
+    import torch
+
+    steps = {name: text for name, _, text in exercise.exercises()}
+    heads_list = exercise.load_text(steps["v4_multihead/05-heads-list"], "list", ROOT / "a.py")
+    batched = exercise.load_text(steps["v4_multihead/06-heads-batched"], "batched", ROOT / "b.py")
+    ctx = exercise.Context(batched)
+    args = ctx.configs[1]
+    a = exercise.build(heads_list, ctx, args)
+    b = exercise.build(batched, ctx, args)
+    with torch.no_grad():  # the heads' (hs, C) matrices, stacked: the batched (C, C) ones
+        for name in ("query", "key", "value"):
+            getattr(b.sa_heads, name).weight.copy_(torch.cat(
+                [getattr(h, name).weight for h in a.sa_heads.heads]))
+        for name in ("token_embedding_table", "position_embedding_table", "lm_head"):
+            getattr(b, name).load_state_dict(getattr(a, name).state_dict())
+    x, y = ctx.batches[1]
+    (la, lossa), (lb, lossb) = a(x, y), b(x, y)
+    lossa.backward()
+    lossb.backward()
+    grad = max((torch.cat([getattr(h, n).weight.grad for h in a.sa_heads.heads])
+                - getattr(b.sa_heads, n).weight.grad).abs().max().item()
+               for n in ("query", "key", "value"))
+    print(f"list of heads against batched heads, default sizes: largest difference in a logit "
+          f"{(la - lb).abs().max().item():.1e}, in a gradient {grad:.1e}")
+    losses = []
+    for module, model in ((heads_list, a), (batched, b)):
+        model.zero_grad()
+        log = exercise.Log()
+        torch.manual_seed(4)
+        with contextlib.redirect_stdout(io.StringIO()):
+            module.train(model, ctx.splits, type(args)(**{
+                **vars(args), "max_iters": exercise.TRAIN_STEPS,
+                "eval_interval": exercise.TRAIN_STEPS, "eval_iters": 2}), log)
+        losses.append(log.losses)
+    worst = max(abs(p - q) for p, q in zip(*losses))
+    print(f"  after {exercise.TRAIN_STEPS} training steps: largest difference in a loss "
+          f"{worst:.1e}")
+    print(f"the checker allows: ATOL {exercise.ATOL:.0e}, RTOL {exercise.RTOL:.0e}, losses "
+          f"{exercise.LOSS_TOL:.0e}")
+
+
+def timings(only):
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for name, _, target in exercise.exercises():
+            if not name.startswith(only):
+                continue
+            path = Path(folder, name.replace("/", "-") + ".py")
+            path.write_text(target, encoding="utf-8")
+            start = time.perf_counter()
+            done = subprocess.run([sys.executable, "tools/exercise.py", name, "--check", "--file",
+                                   str(path)], cwd=ROOT, capture_output=True, text=True,
+                                  env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"})
+            seconds = time.perf_counter() - start
+            rows.append((name, seconds, done.returncode))
+            print(f"{name:<40} {seconds:5.2f} s  exit {done.returncode}", flush=True)
+    times = [s for _, s, _ in rows]
+    slowest = max(rows, key=lambda r: r[1])
+    print(f"{len(rows)} checks: slowest {slowest[1]:.2f} s ({slowest[0]}), median "
+          f"{statistics.median(times):.2f} s, all passed: {all(r[2] == 0 for r in rows)}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--only", default="", help="the exercises whose names start so")
+    args = p.parse_args()
+    if not args.only:
+        tolerance()
+    timings(args.only)
+
+
+if __name__ == "__main__":
+    main()
