@@ -190,3 +190,14 @@ def test_hints_in_chinese_with_lang_zh_or_a_chinese_locale(workspace, tmp_path, 
     assert code == 1 and relu["hint"][1] in out.replace("\n      ", "")
     code, out, _ = check_text(text, "v5_ffn", tmp_path, capsys, "--lang", "en")
     assert relu["hint"][0] in " ".join(out.split()) and "v5_ffn/README.md" in out
+
+
+def test_the_chinese_hints_use_the_docs_terms():
+    from test_docs_zh import TERMS
+
+    chinese = [t[1] for t in catalogue.TASKS.values()] + [m["hint"][1] for m in
+                                                          catalogue.MISTAKES] + [
+        t[1] for t in catalogue.TEXT.values()]
+    for term, others in TERMS.items():
+        used = sorted({w for text in chinese for w in others if w in text})
+        assert not used, f"the catalogue says {used}: the docs say {term}"

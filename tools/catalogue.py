@@ -61,7 +61,7 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "projection in each, the FFN 4x wider inside, LayerNorm before each sublayer and before "
         "the head, dropout; stack n_layer = 3 Blocks.",
         "把注意力和前馈网络包进一个块（Block）：两者外面都有残差连接，各带一个输出投影，"
-        "前馈网络内部扩宽 4 倍，每个子层之前和输出层之前做层归一化，再加 dropout；"
+        "前馈网络内部扩宽 4 倍，每个子层之前和输出层之前做层规范化，再加 dropout；"
         "叠 n_layer = 3 个块。"),
     "v6_block/01-blocks": (
         "Put attention and the FFN into a class Block (attention, then FFN) and stack n_layer "
@@ -82,7 +82,7 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
     "v6_block/05-layernorm": (
         "Add LayerNorm before each sublayer (ln1 before attention, ln2 before the FFN: "
         "pre-norm) and a final ln_f before the head.",
-        "在每个子层之前加层归一化（注意力前 ln1，前馈网络前 ln2：前置归一化），"
+        "在每个子层之前加层规范化（注意力前 ln1，前馈网络前 ln2：前置规范化），"
         "输出层之前再加 ln_f。"),
     "v6_block/06-dropout": (
         "Add dropout (a new hyperparameter, 0.0 by default): on the attention weights, after "
@@ -259,7 +259,7 @@ MISTAKES = [
      "hint": ("The FFN ends with a ReLU: the second Linear projects back to C, and its output, "
               "negative parts too, goes onto the residual path.",
               "前馈网络最后多了一个 ReLU：第二个线性层投影回 C，它的输出（包括负值）"
-              "直接加到残差路径上。"),
+              "直接加到残差连接上。"),
      "doc": V6},
     {"exercise": "v6_block/05-layernorm",
      "edits": [("x = x + self.sa(self.ln1(x))", "x = self.ln1(x + self.sa(x))"),
@@ -267,20 +267,20 @@ MISTAKES = [
      "hint": ("LayerNorm comes after each sublayer (post-norm, as in the 2017 paper and BERT): "
               "this step is pre-norm, LayerNorm on the sublayer's input, the residual path left "
               "untouched.",
-              "层归一化放在了子层之后（后置归一化，2017 年论文和 BERT 的做法）：这一步是前置"
-              "归一化，对子层的输入做层归一化，残差路径保持不动。"),
+              "层规范化放在了子层之后（后置规范化，2017 年论文和 BERT 的做法）：这一步是"
+              "前置规范化，对子层的输入做层规范化，残差连接保持不动。"),
      "doc": V6},
     {"exercise": "v6_block/05-layernorm",
      "edits": [("        x = self.ln_f(x)  # (B, T, C)\n", "")],
      "hint": ("The final LayerNorm is made but never applied: the stream is normalised once "
               "more, by ln_f, before the head.",
-              "最后的层归一化建了却没用：输出层之前还要用 ln_f 再归一化一次。"),
+              "最后的层规范化建了却没用：输出层之前还要用 ln_f 再做一次层规范化。"),
      "doc": V6},
     {"exercise": "v6_block/05-layernorm",
      "edits": [("x = x + self.ffwd(self.ln2(x))", "x = x + self.ffwd(self.ln1(x))")],
      "hint": ("The FFN reads ln1's output: each sublayer has a LayerNorm of its own (ln2 for the "
               "FFN), with its own scale and shift.",
-              "前馈网络读的是 ln1 的输出：每个子层有自己的层归一化（前馈网络用 ln2），"
+              "前馈网络读的是 ln1 的输出：每个子层有自己的层规范化（前馈网络用 ln2），"
               "各有自己的拉伸参数和偏移参数。"),
      "doc": V6},
     {"exercise": "v6_block/06-dropout",
@@ -294,7 +294,7 @@ MISTAKES = [
                 "out))")],
      "hint": ("Dropout comes before the projection: it belongs on the projection's output, just "
               "before it joins the residual path.",
-              "dropout 放在了投影之前：它应作用在投影的输出上，也就是加回残差路径之前。"),
+              "dropout 放在了投影之前：它应作用在投影的输出上，也就是加回残差连接之前。"),
      "doc": V6},
     # ---- v7_bert_layer
     # ---- v8_bert_mlm
