@@ -168,13 +168,25 @@ def test_importing_a_file_that_trains_is_refused(workspace, tmp_path, capsys):
     assert code == 1 and "trains when the file is imported" in out
 
 
-def test_right_code_in_another_order_passes(workspace, tmp_path, capsys):
-    """The FFN's ReLU as a function, not a module, and the heads' scale applied to q: the same
-    numbers, rounded differently."""
-    text = target_of("v5_ffn").replace("            nn.ReLU(),\n", "").replace(
-        "return self.net(x)  # (B, T, C)", "return F.relu(self.net(x))  # (B, T, C)").replace(
-        "wei = q @ k.transpose(-2, -1) * hs**-0.5", "wei = (q * hs**-0.5) @ k.transpose(-2, -1)")
-    code, out, _ = check_text(text, "v5_ffn", tmp_path, capsys)
+REORDERED = {  # right code, written another way: the same numbers, rounded or drawn differently
+    "v5_ffn": [("            nn.ReLU(),\n", ""),  # the ReLU as a function, not a module
+               ("return self.net(x)  # (B, T, C)", "return F.relu(self.net(x))  # (B, T, C)"),
+               ("wei = q @ k.transpose(-2, -1) * hs**-0.5",  # the scale applied to q first
+                "wei = (q * hs**-0.5) @ k.transpose(-2, -1)")],
+    "v6_block": [("        self.sa = MultiHeadAttention(n_embd, n_head, block_size, dropout)\n"
+                  "        self.ffwd = FeedForward(n_embd, dropout)\n",  # made in another order:
+                  "        self.ffwd = FeedForward(n_embd, dropout)\n"  # other initial draws
+                  "        self.sa = MultiHeadAttention(n_embd, n_head, block_size, dropout)\n")],
+}
+
+
+@pytest.mark.parametrize("name", REORDERED)
+def test_right_code_in_another_order_passes(name, workspace, tmp_path, capsys):
+    text = target_of(name)
+    for old, new in REORDERED[name]:
+        assert text.count(old) == 1
+        text = text.replace(old, new)
+    code, out, _ = check_text(text, name, tmp_path, capsys)
     assert code == 0, out
 
 
