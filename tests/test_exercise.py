@@ -176,7 +176,9 @@ REORDERED = {  # right code, written another way: the same numbers, rounded or d
     "v6_block": [("        self.sa = MultiHeadAttention(n_embd, n_head, block_size, dropout)\n"
                   "        self.ffwd = FeedForward(n_embd, dropout)\n",  # made in another order:
                   "        self.ffwd = FeedForward(n_embd, dropout)\n"  # other initial draws
-                  "        self.sa = MultiHeadAttention(n_embd, n_head, block_size, dropout)\n")],
+                  "        self.sa = MultiHeadAttention(n_embd, n_head, block_size, dropout)\n"),
+                 ("        wei = self.attn_dropout(wei)\n        out = wei @ v",  # one line
+                  "        out = self.attn_dropout(wei) @ v")],
 }
 
 
@@ -213,3 +215,32 @@ def test_the_chinese_hints_use_the_docs_terms():
     for term, others in TERMS.items():
         used = sorted({w for text in chinese for w in others if w in text})
         assert not used, f"the catalogue says {used}: the docs say {term}"
+
+
+UNKNOWN = [  # mistakes the catalogue does not hold: the generic stages must catch each
+    ("v5_ffn", "nn.Linear(n_embd, n_embd),", "nn.Linear(n_embd, n_embd, bias=False),",
+     "parameters"),
+    ("v4_multihead", "wei = F.softmax(wei, dim=-1)", "wei = F.softmax(wei, dim=-2)", "outputs"),
+    ("v6_block", "        x = self.blocks(x)  # (B, T, C)\n        x = self.ln_f(x)  # (B, T, C)\n",
+     "        x = self.ln_f(x)  # (B, T, C)\n        x = self.blocks(x)  # (B, T, C)\n",
+     "outputs"),
+    ("v6_block", "wei = F.softmax(wei, dim=-1)  # (B, nh, T, T)\n        wei = self.attn_dropout(wei)",
+     "wei = self.attn_dropout(wei)  # (B, nh, T, T)\n        wei = F.softmax(wei, dim=-1)",
+     "outputs"),
+    ("v4_multihead", "y = data[ix[:, None] + offsets + 1]", "y = data[ix[:, None] + offsets]",
+     "batches"),
+    ("v4_multihead", "idx_cond = idx[:, -self.block_size:]", "idx_cond = idx", "calls"),
+    ("v6_block", "        optimizer.zero_grad(set_to_none=True)\n", "", "training"),
+    ("v5_ffn", "lr = 1e-3  # AdamW", "lr = 3e-4  # AdamW", "hyperparameters"),
+]
+
+
+@pytest.mark.parametrize("name, old, new, stage", UNKNOWN,
+                         ids=[f"{n}-{s}-{i}" for i, (n, _, _, s) in enumerate(UNKNOWN)])
+def test_a_mistake_the_catalogue_does_not_know_fails_at_its_stage(name, old, new, stage,
+                                                                 tmp_path):
+    text = target_of(name)
+    assert text.count(old) == 1
+    passed, said = run_check(name, text.replace(old, new), tmp_path)
+    differs = [line for line in said.splitlines() if "differs" in line]
+    assert not passed and differs and stage in differs[0], said
