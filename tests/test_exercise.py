@@ -244,3 +244,15 @@ def test_a_mistake_the_catalogue_does_not_know_fails_at_its_stage(name, old, new
     passed, said = run_check(name, text.replace(old, new), tmp_path)
     differs = [line for line in said.splitlines() if "differs" in line]
     assert not passed and differs and stage in differs[0], said
+
+
+def test_an_exercise_file_trains_and_generates_as_its_rung_s_train_py_does(workspace,
+                                                                            tiny_corpus, tmp_path):
+    from conftest import call_main, import_path, tiny_args
+
+    assert exercise.main(["v6_block/05-layernorm"]) == 0
+    path = workspace / "v6_block" / "05-layernorm" / "train.py"
+    module = import_path(path, "an_exercise")
+    assert call_main(module, tiny_args(tiny_corpus, tmp_path / "run")) == 0
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == module.RUN
+    assert call_main(module, ["--generate", "--out", tmp_path / "run", "--sample-chars", 5]) == 0
