@@ -163,9 +163,13 @@ def learners(path):
             raise
         raise Raised("".join(traceback.format_exception_only(e)).rstrip()) from None
     except (Exception, SystemExit) as e:  # SystemExit: their sys.exit(), or argparse's
-        frames = [f for f in traceback.extract_tb(e.__traceback__) if Path(f.filename) == path]
-        shown = "".join(traceback.format_list(frames)) if frames else ""
-        raise Raised(f"{shown}{type(e).__name__}: {e}") from None
+        raise Raised(their_frames(e, path)) from None
+
+
+def their_frames(error, path):
+    """The traceback's frames in the learner's file, then the error."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if Path(f.filename) == path]
+    return "".join(traceback.format_list(frames)) + f"{type(error).__name__}: {error}"
 
 
 class Differs(Exception):
@@ -294,8 +298,21 @@ def calls(module, ctx):
             with contextlib.redirect_stdout(io.StringIO()):
                 results.append(eval(text, names))  # noqa: S307 the catalogue's own calls
         except Exception as e:  # the target's own refusals are part of what it does
-            results.append(f"raises {type(e).__name__}")
+            results.append(Raising(e))
     return results
+
+
+class Raising:
+    """A call that raised: it agrees with another call that raised the same kind of error."""
+
+    def __init__(self, error):
+        self.error, self.name = error, type(error).__name__
+
+    def __eq__(self, other):
+        return isinstance(other, Raising) and other.name == self.name
+
+    def __repr__(self):
+        return f"raises {self.name}"
 
 
 class Log:
@@ -489,6 +506,9 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
                 if stage == "outputs":
                     known.ctx.learner_causality = causality(learner, known.ctx)
             if not agree(mine, theirs):
+                if stage == "calls" and (raised := next((p for p, q in zip(mine, theirs) if
+                                                         isinstance(p, Raising) and p != q), 0)):
+                    raise Raised(their_frames(raised.error, path))  # their bug, not our call
                 key, values = difference(stage, mine, theirs, known.target, known.ctx)
                 raise Differs(stage, key, mistake=mistake(known, stage, mine, agree), **values)
             say(text["ok"][zh].format(stage=text[f"stage:{stage}"][zh]))
