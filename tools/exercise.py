@@ -51,7 +51,8 @@ import catalogue  # noqa: E402
 EXERCISES = ROOT / "exercises"
 DATA = ROOT / "data" / "tinyplays.txt"
 SMALL = {"batch_size": 2, "block_size": 5, "n_embd": 12, "n_head": 3, "n_layer": 2,
-         "dropout": 0.1, "intermediate_size": 20, "chunk_size_ff": 1}  # odd: a swap fails
+         "dropout": 0.1, "intermediate_size": 20, "chunk_size_ff": 1,  # odd: a swap fails
+         "sample_chars": 60}  # past block_size, so that generation must slide its window
 TRAIN_STEPS = 25  # the short training: steps at the default sizes
 # Float tolerances. Right code in another order rounds differently: v4's list of heads and its
 # batched heads (one function) differ by 3e-7 in a logit, 6e-9 in a gradient and 5e-7 in a loss
