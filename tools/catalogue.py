@@ -91,6 +91,88 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "以及前馈网络的末尾。"),
     # ---- v7_bert_layer
     # ---- v8_bert_mlm
+    "v8_bert_mlm": (
+        "Make v7's model BERT: get_batch hides the positions choose_positions picks (mask_prob, "
+        "80/10/10, the mask token _ at id 0) and targets those only; the layers attend both "
+        "ways, without cache or cross-attention; fill_in and sample fill blanks in; then BERT's "
+        "init (_init_weights), the masked-LM head cls = BertOnlyMLMHead tied to the word "
+        "embeddings, token types and a padding mask.",
+        "把 v7 的模型改成 BERT：get_batch 把 choose_positions 选中的位置（比例 mask_prob，"
+        "按 80/10/10 处理，掩码词元 _ 的 id 为 0）藏起来，损失只算这些位置；各层改用双向注意力，"
+        "不要缓存，也不要交叉注意力；用 fill_in 和 sample 填空；再加上 BERT 的初始化"
+        "（_init_weights）、与词嵌入绑定的掩码语言模型输出头 cls = BertOnlyMLMHead，"
+        "以及片段嵌入和填充掩码。"),
+    "v8_bert_mlm/01-mlm-target": (
+        "Hide characters and ask for them back: a new hyperparameter mask_prob = 0.15, "
+        "block_size 32; read_data gives the mask token _ id 0; choose_positions picks "
+        "round(mask_prob * T) positions of each window (at least one); there get_batch's target "
+        "is the character at the same position and the input the mask token, elsewhere the "
+        "target is -100.",
+        "把字符藏起来，让模型猜回去：新增超参数 mask_prob = 0.15，block_size 改为 32；"
+        "read_data 让掩码词元 _ 占 id 0；choose_positions 在每个窗口里选 round(mask_prob * T) "
+        "个位置（至少一个）；get_batch 在选中的位置上，目标是同一位置的原字符，输入换成掩码词元，"
+        "其余位置的目标为 -100。"),
+    "v8_bert_mlm/02-fill-in": (
+        "Drop LanguageModel.generate and write fill_in(model, ids): at each mask token the most "
+        "likely character, never the mask token itself, and the 3 most likely with their "
+        "probabilities; sample blanks a val passage with choose_positions, fills it in and "
+        "counts the blanks it got right.",
+        "去掉 LanguageModel.generate，写 fill_in(model, ids)：在每个掩码词元处填上最可能的字符"
+        "（绝不能是掩码词元本身），并给出最可能的 3 个字符及其概率；sample 用 choose_positions "
+        "把验证集的一段文字挖空，填回去，再数一数填对了几个空。"),
+    "v8_bert_mlm/03-80-10-10": (
+        "In get_batch, of the chosen positions 80% show the mask token, 10% a random character "
+        "drawn from the text and 10% stay as they are: one uniform draw per position (roll), "
+        "then the random characters, from the same generator.",
+        "在 get_batch 里，选中的位置中 80% 换成掩码词元，10% 换成从文本里随机抽的字符，10% "
+        "保持原样：先为每个位置抽一个均匀随机数（roll），再抽随机字符，都用同一个随机数生成器。"),
+    "v8_bert_mlm/04-both-ways": (
+        "Let attention see both ways: no causal mask (mask None), the layers built with "
+        "is_decoder=False, and LanguageModel.forward without past_key_values.",
+        "改成双向注意力：去掉因果掩码（mask 为 None），各层用 is_decoder=False 构建，"
+        "LanguageModel.forward 不再接受 past_key_values。"),
+    "v8_bert_mlm/05-fill-in-prompt": (
+        "Let sample fill in the blanks of args.prompt (each blank written _, at most block_size "
+        "characters, else a ValueError): the filled text, then a line per blank with fill_in's "
+        "3 best guesses and their probabilities.",
+        "让 sample 填 args.prompt 里的空（每个空写成 _，最多 block_size 个字符，否则抛出 "
+        "ValueError）：先输出填好的文本，再为每个空输出一行，列出 fill_in 给出的 3 个最可能的"
+        "字符及其概率。"),
+    "v8_bert_mlm/06-no-cross-attention": (
+        "Delete cross-attention: add_cross_attention in BertConfig, BertLayer.crossattention, "
+        "and the encoder_hidden_states and encoder_attention_mask arguments of BertLayer, "
+        "BertAttention and BertSelfAttention.",
+        "删掉交叉注意力：BertConfig 的 add_cross_attention、BertLayer.crossattention，以及 "
+        "BertLayer、BertAttention、BertSelfAttention 的 encoder_hidden_states 和 "
+        "encoder_attention_mask 参数。"),
+    "v8_bert_mlm/07-no-cache": (
+        "Delete the key/value cache: is_decoder in BertConfig and the layers, the past_key_value "
+        "arguments and the (k, v) the layers hand on, and BertEmbeddings' "
+        "past_key_values_length.",
+        "删掉键值缓存：BertConfig 和各层里的 is_decoder、past_key_value 参数和各层传出的 "
+        "(k, v)，以及 BertEmbeddings 的 past_key_values_length。"),
+    "v8_bert_mlm/08-bert-init": (
+        "Start from BERT's weights: initializer_range = 0.02 in BertConfig, and "
+        "LanguageModel._init_weights applied to every module: each Linear's and Embedding's "
+        "weight from N(0, initializer_range), each Linear's bias 0.",
+        "改用 BERT 的初始权重：BertConfig 加上 initializer_range = 0.02，"
+        "LanguageModel._init_weights 作用于每个模块：线性层和嵌入层的权重取自 "
+        "N(0, initializer_range)，线性层的偏置置 0。"),
+    "v8_bert_mlm/09-mlm-head": (
+        "Replace lm_head by HF's masked-LM head, cls = BertOnlyMLMHead: predictions.transform "
+        "(dense, the activation, LayerNorm), then predictions.decoder, whose weight is the word "
+        "embeddings' (tied) and whose bias is predictions.bias.",
+        "把 lm_head 换成 HF 的掩码语言模型输出头 cls = BertOnlyMLMHead：先经过 "
+        "predictions.transform（dense、激活函数、层归一化），再经过 predictions.decoder，"
+        "它的权重就是词嵌入的权重（权重绑定），偏置是 predictions.bias。"),
+    "v8_bert_mlm/10-token-types": (
+        "Add token types (type_vocab_size = 2; BertEmbeddings.token_type_embeddings, added to "
+        "the word embeddings; all type 0 unless token_type_ids is given) and forward's "
+        "attention_mask (1 for a token, 0 for padding), which hides the padding's keys from "
+        "every query.",
+        "加上片段嵌入（type_vocab_size = 2；BertEmbeddings.token_type_embeddings，与词嵌入相加；"
+        "不传 token_type_ids 时全是片段 0），以及 forward 的 attention_mask 参数（词元为 1，"
+        "填充为 0）：每个 query 都看不到填充位置的 key。"),
 }
 
 # ------------------------------------------------------------------ the mistakes
@@ -298,6 +380,284 @@ MISTAKES = [
      "doc": V6},
     # ---- v7_bert_layer
     # ---- v8_bert_mlm
+    {"exercise": "v8_bert_mlm/01-mlm-target",
+     "edits": [("block_size = 32  # T:", "block_size = 8  # T:")],
+     "hint": ("The window is still v7's 8 characters: 15% of 8 rounds to a single target per "
+              "window. This step widens it to 32, so that each window has 5 chosen positions.",
+              "窗口还是 v7 的 8 个字符：8 的 15% 四舍五入后，每个窗口只有一个目标。这一步把窗口"
+              "放宽到 32，每个窗口就有 5 个选中的位置。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/01-mlm-target",
+     "edits": [('chars = "_" + "".join(sorted(set(text)))', 'chars = "".join(sorted(set(text)))')],
+     "hint": ("The vocabulary has no mask token: id 0 is then the text's first character (the "
+              "newline), and a hidden character reads as a real newline. The mask token _ comes "
+              "first, at id 0, before the text's own characters.",
+              "词表里没有掩码词元：id 0 就成了文本里的第一个字符（换行符），藏起来的字符看上去"
+              "就是一个真的换行。掩码词元 _ 要排在最前面，占 id 0，后面才是文本自己的字符。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/01-mlm-target",
+     "edits": [("k = max(1, round(args.mask_prob * shape[1]))",
+                "k = max(1, int(args.mask_prob * shape[1]))")],
+     "hint": ("The number of chosen positions is rounded down: 15% of 32 is 4.8, which BERT's "
+              "data script rounds to 5; rounding down chooses 4.",
+              "选中位置的个数被向下取整了：32 的 15% 是 4.8，BERT 的数据脚本四舍五入成 5；"
+              "向下取整只选 4 个。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/01-mlm-target",
+     "edits": [("y = torch.where(chosen, x, -100)", "y = x")],
+     "hint": ("Every position is a target: the loss also scores the characters the model can "
+              "see, where copying its input is enough. Only the chosen positions get a target; "
+              "the others hold -100, which cross-entropy skips.",
+              "每个位置都成了目标：损失也去考那些模型看得见的字符，照抄输入就能答对。只有选中的"
+              "位置才有目标；其余位置填 -100，交叉熵会跳过它们。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/01-mlm-target",
+     "edits": [("y = torch.where(chosen, x, -100)", "y = torch.where(chosen, -100, x)")],
+     "hint": ("The targets are the wrong way round: the loss scores the characters left in "
+              "view and skips the hidden ones, the very ones the model has to guess.",
+              "目标正好反了：损失考的是留在输入里的字符，跳过的却是藏起来的字符，而那正是模型"
+              "要猜的。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/01-mlm-target",
+     "edits": [("    x = torch.where(chosen, 0, x)  # (B, T): every chosen character hidden by "
+                "the mask token\n", "")],
+     "hint": ("The chosen characters are never hidden: the input still shows each character the "
+              "loss asks for. At the chosen positions the input is the mask token.",
+              "选中的字符没有藏起来：损失要考的字符仍然摆在输入里。选中位置的输入应是掩码词元。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/02-fill-in",
+     "edits": [("filled = torch.where(ids == 0, top_i[..., 0] + 1, ids)",
+                "filled = torch.where(ids == 0, top_i[..., 0], ids)"),
+               ("return filled, top_p, top_i + 1", "return filled, top_p, top_i")],
+     "hint": ("Each guess is one character off: the probabilities leave out the mask token, "
+              "column 0, so index i among them is the character with id i + 1.",
+              "每个猜测都错开了一个字符：概率里去掉了掩码词元（第 0 列），所以其中的第 i 个是 "
+              "id 为 i + 1 的字符。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/02-fill-in",
+     "edits": [("probs = F.softmax(logits[..., 1:], dim=-1)", "probs = F.softmax(logits, dim=-1)"),
+               ("filled = torch.where(ids == 0, top_i[..., 0] + 1, ids)",
+                "filled = torch.where(ids == 0, top_i[..., 0], ids)"),
+               ("return filled, top_p, top_i + 1", "return filled, top_p, top_i")],
+     "hint": ("The mask token is among the guesses: a blank could be filled with another blank, "
+              "and its probability takes a share from the characters. Leave it out of the "
+              "softmax: the model never sees it in real text.",
+              "掩码词元也在候选之列：空可能被填成另一个空，它的概率还分走了真实字符的一部分。"
+              "做 softmax 时把它去掉：真实文本里从不出现掩码词元。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/02-fill-in",
+     "edits": [("filled = torch.where(ids == 0, top_i[..., 0] + 1, ids)",
+                "filled = top_i[..., 0] + 1")],
+     "hint": ("Every position is overwritten by the model's guess: only the blanks (the mask "
+              "token) are to be filled; the characters given stay as they are.",
+              "每个位置都被换成了模型的猜测：只有空（掩码词元）才要填，给出的字符保持原样。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/02-fill-in",
+     "edits": [("right = (filled == text)[chosen.to(args.device)].sum().item()",
+                "right = (filled == text).sum().item()")],
+     "hint": ("The count of right answers takes in every position: the characters never hidden "
+              "are always right. Count the chosen positions only.",
+              "数填对的个数时算上了所有位置：没被藏起来的字符总是对的。只数选中的位置。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/03-80-10-10",
+     "edits": [("x = torch.where(chosen & (roll < 0.8), 0, x)",
+                "x = torch.where(chosen & (roll < 0.1), 0, x)"),
+               ("x = torch.where(chosen & (roll >= 0.9), noise, x)",
+                "x = torch.where(chosen & (roll >= 0.2), noise, x)")],
+     "hint": ("The shares are swapped: 10% of the chosen show the mask token and 80% a random "
+              "character. BERT hides 80%, replaces 10% and leaves 10%.",
+              "比例弄反了：选中的位置只有 10% 换成掩码词元，80% 换成随机字符。BERT 是 80% 藏起来、"
+              "10% 换掉、10% 不动。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/03-80-10-10",
+     "edits": [("x = torch.where(chosen & (roll >= 0.9), noise, x)",
+                "x = torch.where(roll >= 0.9, noise, x)")],
+     "hint": ("A tenth of all positions get a random character, chosen or not: the unchosen are "
+              "never scored, and damaging them only spoils the context. Replace chosen positions "
+              "only.",
+              "所有位置都有十分之一换成了随机字符，不管选没选中：没选中的位置不计损失，弄坏它们"
+              "只会破坏上下文。只替换选中的位置。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/03-80-10-10",
+     "edits": [("noise = data[torch.randint(len(data), x.shape, generator=generator)]",
+                "noise = torch.randint(len(data), x.shape, generator=generator)")],
+     "hint": ("The random replacements are positions in the text, not characters: most are far "
+              "beyond the vocabulary. Draw a position, then take the character that stands "
+              "there, so characters come by their frequency.",
+              "随机替换用的是文本里的位置，而不是字符：大多远远超出词表。先抽一个位置，再取那里"
+              "的字符，这样字符就按它们的频率出现。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/03-80-10-10",
+     "edits": [("    roll = torch.rand(x.shape, generator=generator)  # (B, T)\n"
+                "    noise = data[torch.randint(len(data), x.shape, generator=generator)]  "
+                "# (B, T)\n",
+                "    noise = data[torch.randint(len(data), x.shape, generator=generator)]  "
+                "# (B, T)\n"
+                "    roll = torch.rand(x.shape, generator=generator)  # (B, T)\n")],
+     "hint": ("The draws come in another order than the step's: the check replays get_batch "
+              "under one generator, so the roll for every position comes first, then the random "
+              "characters. Your shares may well be right.",
+              "随机数的抽取顺序和这一步不同：检查时用同一个随机数生成器重放 get_batch，所以要先"
+              "为每个位置抽 roll，再抽随机字符。你的比例很可能是对的。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/04-both-ways",
+     "edits": [("mask = None  # without one, every position sees every position",
+                "mask = torch.full((T, T), torch.finfo(x.dtype).min).triu(1)  # causal")],
+     "hint": ("The causal mask is still there: a blank sees only its left side, though the "
+              "characters on its right tell as much. With the targets hidden, attention may "
+              "look both ways.",
+              "因果掩码还在：空位只看得见左边，可右边的字符同样有用。要猜的字符已经藏起来了，"
+              "注意力可以双向地看。"),
+     "doc": ("v8_bert_mlm", "Attention both ways", "双向注意力")},
+    {"exercise": "v8_bert_mlm/04-both-ways",
+     "edits": [("is_decoder=False)  # a cache would go stale", "is_decoder=True)  # a cache would "
+                "go stale")],
+     "hint": ("The layers are still built as a decoder: they hand on their keys and values as "
+              "a cache. Seeing both ways, a later character changes earlier keys and values, so "
+              "a cache would go stale: build them as an encoder.",
+              "各层仍按解码器构建：它们把键和值当作缓存传出去。双向注意力下，后面的字符会改变"
+              "前面位置的键和值，缓存会过时：应按编码器构建。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/05-fill-in-prompt",
+     "edits": [("for t in (ids[0] == 0).nonzero()[:, 0].tolist():",
+                "for t in range(ids.shape[1]):")],
+     "hint": ("A line of guesses comes for every position of the prompt: only the blanks, the "
+              "positions holding the mask token, get one.",
+              "提示文本的每个位置都输出了一行猜测：只有空，也就是放着掩码词元的位置，才输出。"),
+     "doc": ("v8_bert_mlm", "Fill in", "填空")},
+    {"exercise": "v8_bert_mlm/06-no-cross-attention",
+     "edits": [("    def forward(self, hidden_states, attention_mask=None, head_mask=None, "
+                "past_key_value=None,\n                output_attentions=False):\n"
+                "        self_attn_past_key_value",
+                "    def forward(self, hidden_states, attention_mask=None, head_mask=None,\n"
+                "                encoder_hidden_states=None, encoder_attention_mask=None, "
+                "past_key_value=None,\n                output_attentions=False):\n"
+                "        self_attn_past_key_value")],
+     "hint": ("BertLayer still takes encoder_hidden_states and now ignores them: a caller who "
+              "passes an encoder's output gets self-attention alone, without a word. With "
+              "cross-attention gone, no layer should accept them.",
+              "BertLayer 仍然接受 encoder_hidden_states，却不再用它：调用者传进编码器的输出，"
+              "得到的只是自注意力的结果，而且毫无提示。交叉注意力删掉之后，哪一层都不该再接受"
+              "这个参数。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/07-no-cache",
+     "edits": [("    def forward(self, hidden_states, attention_mask=None, head_mask=None,\n"
+                "                output_attentions=False):\n"
+                "        self_attention_outputs",
+                "    def forward(self, hidden_states, attention_mask=None, head_mask=None, "
+                "past_key_value=None,\n                output_attentions=False):\n"
+                "        self_attention_outputs")],
+     "hint": ("BertLayer still takes past_key_value and now ignores it: a caller who hands it "
+              "a cache gets attention over the new positions alone, without a word. An encoder "
+              "keeps no cache, so no layer should accept one.",
+              "BertLayer 仍然接受 past_key_value，却不再用它：调用者传进缓存，注意力却只看新的"
+              "位置，而且毫无提示。编码器没有缓存，哪一层都不该再接受它。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/08-bert-init",
+     "edits": [("if isinstance(module, (nn.Linear, nn.Embedding)):",
+                "if isinstance(module, nn.Linear):")],
+     "hint": ("The embeddings keep PyTorch's N(0, 1) start, fifty times BERT's 0.02: BERT draws "
+              "the embeddings' weights from N(0, 0.02) too, as it does every Linear's.",
+              "嵌入还是 PyTorch 的 N(0, 1) 初始值，是 BERT 的 0.02 的五十倍：BERT 的嵌入权重和"
+              "每个线性层的权重一样，都取自 N(0, 0.02)。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/08-bert-init",
+     "edits": [("        if isinstance(module, nn.Linear) and module.bias is not None:\n"
+                "            module.bias.data.zero_()\n", "")],
+     "hint": ("The biases keep PyTorch's uniform start: BERT starts every Linear's bias at 0.",
+              "偏置还是 PyTorch 的均匀分布初始值：BERT 把每个线性层的偏置都初始化为 0。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/08-bert-init",
+     "edits": [("if isinstance(module, (nn.Linear, nn.Embedding)):",
+                "if isinstance(module, (nn.Linear, nn.Embedding, nn.LayerNorm)):")],
+     "hint": ("The LayerNorms are drawn from N(0, 0.02) too: their scale then starts near 0 and "
+              "all but silences each output. BERT leaves LayerNorm at its scale 1 and shift 0.",
+              "层归一化也取自 N(0, 0.02)：它的拉伸参数一开始就接近 0，几乎把每个输出都压没了。"
+              "BERT 让层归一化保持拉伸参数 1、偏移参数 0。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/08-bert-init",
+     "edits": [("        self.lm_head = nn.Linear(n_embd, vocab_size)\n"
+                "        self.apply(self._init_weights)\n",
+                "        self.apply(self._init_weights)\n"
+                "        self.lm_head = nn.Linear(n_embd, vocab_size)\n")],
+     "hint": ("The init runs before the head exists: lm_head keeps PyTorch's start. Apply it "
+              "once every module is built.",
+              "初始化在输出层建好之前就做了：lm_head 仍是 PyTorch 的初始值。要等所有模块都建好"
+              "之后再做。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/09-mlm-head",
+     "edits": [("        self.cls.predictions.decoder.weight = "
+                "self.embeddings.word_embeddings.weight\n", "")],
+     "hint": ("The decoder has a weight of its own: it should be the word embeddings' matrix "
+              "itself (tied), one (V, C) tensor that both reads characters in and scores them.",
+              "decoder 有了自己的权重：它应该就是词嵌入矩阵本身（权重绑定），同一个 (V, C) "
+              "张量既把字符读进来，又给字符打分。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/09-mlm-head",
+     "edits": [("        self.decoder.bias = self.bias  # one tensor, two names, as in HF: "
+                "both keys are saved\n", "")],
+     "hint": ("The bias is made but the decoder never adds it: no character's score gets a bias "
+              "of its own, and the bias never learns. The decoder's bias is the head's bias.",
+              "偏置建了，decoder 却从没加上它：每个字符的分数都没有自己的偏置，这个偏置也学不到"
+              "东西。decoder 的偏置就是掩码语言模型输出头的 bias。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/09-mlm-head",
+     "edits": [("return self.decoder(self.transform(hidden_states))",
+                "return self.decoder(hidden_states)")],
+     "hint": ("The transform is made but never applied: the last layer's output goes through "
+              "dense, the activation and LayerNorm before the decoder scores it.",
+              "transform 建了却没用：最后一层的输出要先经过 dense、激活函数和层归一化，再由 "
+              "decoder 打分。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/09-mlm-head",
+     "edits": [("hidden_states = self.transform_act_fn(self.dense(hidden_states))",
+                "hidden_states = self.dense(hidden_states)")],
+     "hint": ("The transform has no activation: dense then LayerNorm, with nothing between them "
+              "that is not linear. HF's transform applies the activation (GELU) after dense.",
+              "transform 缺了激活函数：dense 之后直接层归一化，中间没有任何非线性。HF 的 "
+              "transform 在 dense 之后接激活函数（GELU）。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/09-mlm-head",
+     "edits": [("return self.LayerNorm(hidden_states)  # (B, T, C)", "return hidden_states")],
+     "hint": ("The transform's LayerNorm is made but never applied: the activation's output is "
+              "normalised before the decoder scores it.",
+              "transform 的层归一化建了却没用：激活函数的输出要先归一化，再由 decoder 打分。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/10-token-types",
+     "edits": [("x = self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)",
+                "x = self.word_embeddings(input_ids)")],
+     "hint": ("The token type embeddings are made but never added: each position adds its "
+              "type's row (type 0 here) to its word embedding, or a real checkpoint's "
+              "embeddings come out wrong.",
+              "片段嵌入建了却没加：每个位置都要把它所属片段的那一行（这里是片段 0）加到词嵌入上，"
+              "否则装进真正的检查点后，嵌入就算错了。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/10-token-types",
+     "edits": [("        if token_type_ids is None:\n"
+                "            token_type_ids = torch.zeros_like(input_ids)",
+                "        token_type_ids = torch.zeros_like(input_ids)")],
+     "hint": ("The token_type_ids passed in are ignored: every position gets type 0 even where "
+              "the caller says sentence B. All 0 is only the default.",
+              "传进来的 token_type_ids 被忽略了：即使调用者标明是句子 B，每个位置也都成了片段 0。"
+              "全为 0 只是默认值。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/10-token-types",
+     "edits": [("hide = 1.0 - attention_mask[:, None, None, :].to(x.dtype)",
+                "hide = attention_mask[:, None, None, :].to(x.dtype)")],
+     "hint": ("The padding mask is the wrong way round: attention_mask is 1 for a token and 0 "
+              "for padding, so it is the padding's keys that are hidden, not the tokens'.",
+              "填充掩码反了：attention_mask 在词元处为 1、填充处为 0，要藏起来的是填充位置的 "
+              "key，而不是词元的。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/10-token-types",
+     "edits": [("hide = 1.0 - attention_mask[:, None, None, :].to(x.dtype)",
+                "hide = 1.0 - attention_mask[:, None, :, None].to(x.dtype)")],
+     "hint": ("The padding mask lies along the queries: the padding positions then see nothing "
+              "while every token still reads the padding. It hides the padding's keys, the last "
+              "dimension of the scores, from every query.",
+              "填充掩码加在了 query 那一维：填充位置什么都看不到，每个词元却仍在读填充位置。"
+              "它应该让每个 query 都看不到填充位置的 key，也就是分数的最后一维。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
 ]
 
 
@@ -310,6 +670,19 @@ CALLS = {  # rung: expressions a check evaluates on the target and on the learne
     "v6_block": ["m.sample(model, chars, args)"],
     # ---- v7_bert_layer
     # ---- v8_bert_mlm
+    "v8_bert_mlm": [
+        "m.read_data(args.data)[0]",  # the vocabulary: the mask token _ at id 0
+        "m.decode(m.fill_in(model, x.masked_fill(torch.arange(5) % 2 == 0, 0))[0].flatten()"
+        ".tolist(), chars)",  # blanks at 0, 2 and 4 filled in, as text
+        "m.fill_in(model, x.masked_fill(torch.arange(5) % 2 == 0, 0))",
+        "m.sample(model, chars, type(args)(**{**vars(args), 'sample_chars': 50}))",
+        "m.sample(model, chars, type(args)(**{**vars(args), 'sample_chars': 50, "
+        "'prompt': 'TH_ _'}))",
+        "model.encoder.layer[0](h, encoder_hidden_states=h)",  # no cross-attention left
+        "model.encoder.layer[0](h, past_key_value=(h.view(2, 5, 3, 4).transpose(1, 2),) * 2)",
+        "model(x, token_type_ids=torch.tensor([[0, 0, 1, 1, 1], [0, 1, 1, 1, 1]]))[0]",
+        "model(x, attention_mask=torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]]))[0]",
+    ],
 }
 
 
@@ -338,6 +711,9 @@ WORDS = {"token_embedding_table": "the token embeddings",
          "crossattention": "cross-attention",
          # ---- v7_bert_layer
          # ---- v8_bert_mlm
+         "token_type_embeddings": "the token type embeddings",
+         "transform": "the transform before the decoder",
+         "decoder": "the decoder (its weight: the word embeddings)",
          }
 
 TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
