@@ -215,6 +215,7 @@ def test_the_chinese_hints_use_the_docs_terms():
     for term, others in TERMS.items():
         used = sorted({w for text in chinese for w in others if w in text})
         assert not used, f"the catalogue says {used}: the docs say {term}"
+    assert not any("N(0, 0.02)" in text for text in chinese), "say 均值 0、标准差 0.02 的正态分布"
 
 
 UNKNOWN = [  # mistakes the catalogue does not hold: the generic stages must catch each
@@ -224,7 +225,8 @@ UNKNOWN = [  # mistakes the catalogue does not hold: the generic stages must cat
     ("v6_block", "        x = self.blocks(x)  # (B, T, C)\n        x = self.ln_f(x)  # (B, T, C)\n",
      "        x = self.ln_f(x)  # (B, T, C)\n        x = self.blocks(x)  # (B, T, C)\n",
      "outputs"),
-    ("v6_block", "wei = F.softmax(wei, dim=-1)  # (B, nh, T, T)\n        wei = self.attn_dropout(wei)",
+    ("v6_block",
+     "wei = F.softmax(wei, dim=-1)  # (B, nh, T, T)\n        wei = self.attn_dropout(wei)",
      "wei = self.attn_dropout(wei)  # (B, nh, T, T)\n        wei = F.softmax(wei, dim=-1)",
      "outputs"),
     ("v4_multihead", "y = data[ix[:, None] + offsets + 1]", "y = data[ix[:, None] + offsets]",

@@ -98,9 +98,9 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "init (_init_weights), the masked-LM head cls = BertOnlyMLMHead tied to the word "
         "embeddings, token types and a padding mask.",
         "把 v7 的模型改成 BERT：get_batch 把 choose_positions 选中的位置（比例 mask_prob，"
-        "按 80/10/10 处理，掩码词元 _ 的 id 为 0）藏起来，损失只算这些位置；各层改用双向注意力，"
+        "按 80/10/10 处理，掩蔽词元 _ 的 id 为 0）藏起来，损失只算这些位置；各层改用双向注意力，"
         "不要缓存，也不要交叉注意力；用 fill_in 和 sample 填空；再加上 BERT 的初始化"
-        "（_init_weights）、与词嵌入绑定的掩码语言模型输出头 cls = BertOnlyMLMHead，"
+        "（_init_weights）、与词嵌入绑定的掩蔽语言模型头 cls = BertOnlyMLMHead，"
         "以及片段嵌入和填充掩码。"),
     "v8_bert_mlm/01-mlm-target": (
         "Hide characters and ask for them back: a new hyperparameter mask_prob = 0.15, "
@@ -109,22 +109,22 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "is the character at the same position and the input the mask token, elsewhere the "
         "target is -100.",
         "把字符藏起来，让模型猜回去：新增超参数 mask_prob = 0.15，block_size 改为 32；"
-        "read_data 让掩码词元 _ 占 id 0；choose_positions 在每个窗口里选 round(mask_prob * T) "
-        "个位置（至少一个）；get_batch 在选中的位置上，目标是同一位置的原字符，输入换成掩码词元，"
+        "read_data 让掩蔽词元 _ 占 id 0；choose_positions 在每个窗口里选 round(mask_prob * T) "
+        "个位置（至少一个）；get_batch 在选中的位置上，目标是同一位置的原字符，输入换成掩蔽词元，"
         "其余位置的目标为 -100。"),
     "v8_bert_mlm/02-fill-in": (
         "Drop LanguageModel.generate and write fill_in(model, ids): at each mask token the most "
         "likely character, never the mask token itself, and the 3 most likely with their "
         "probabilities; sample blanks a val passage with choose_positions, fills it in and "
         "counts the blanks it got right.",
-        "去掉 LanguageModel.generate，写 fill_in(model, ids)：在每个掩码词元处填上最可能的字符"
-        "（绝不能是掩码词元本身），并给出最可能的 3 个字符及其概率；sample 用 choose_positions "
+        "去掉 LanguageModel.generate，写 fill_in(model, ids)：在每个掩蔽词元处填上最可能的字符"
+        "（绝不能是掩蔽词元本身），并给出最可能的 3 个字符及其概率；sample 用 choose_positions "
         "把验证集的一段文字挖空，填回去，再数一数填对了几个空。"),
     "v8_bert_mlm/03-80-10-10": (
         "In get_batch, of the chosen positions 80% show the mask token, 10% a random character "
         "drawn from the text and 10% stay as they are: one uniform draw per position (roll), "
         "then the random characters, from the same generator.",
-        "在 get_batch 里，选中的位置中 80% 换成掩码词元，10% 换成从文本里随机抽的字符，10% "
+        "在 get_batch 里，选中的位置中 80% 换成掩蔽词元，10% 换成从文本里随机抽的字符，10% "
         "保持原样：先为每个位置抽一个均匀随机数（roll），再抽随机字符，都用同一个随机数生成器。"),
     "v8_bert_mlm/04-both-ways": (
         "Let attention see both ways: no causal mask (mask None), the layers built with "
@@ -162,8 +162,8 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "Replace lm_head by HF's masked-LM head, cls = BertOnlyMLMHead: predictions.transform "
         "(dense, the activation, LayerNorm), then predictions.decoder, whose weight is the word "
         "embeddings' (tied) and whose bias is predictions.bias.",
-        "把 lm_head 换成 HF 的掩码语言模型输出头 cls = BertOnlyMLMHead：先经过 "
-        "predictions.transform（dense、激活函数、层归一化），再经过 predictions.decoder，"
+        "把 lm_head 换成 HF 的掩蔽语言模型头 cls = BertOnlyMLMHead：先经过 "
+        "predictions.transform（dense、激活函数、层规范化），再经过 predictions.decoder，"
         "它的权重就是词嵌入的权重（权重绑定），偏置是 predictions.bias。"),
     "v8_bert_mlm/10-token-types": (
         "Add token types (type_vocab_size = 2; BertEmbeddings.token_type_embeddings, added to "
@@ -201,7 +201,7 @@ MISTAKES = [
                 'sees the future\n', "")],
      "hint": ("Each position averages the whole window, later characters included: the mask "
               "must hide the future, so that position t averages positions 0 to t only.",
-              "每个位置平均了整个窗口，包括后面的字符：掩码要遮住未来，位置 t 只平均 0 到 t。"),
+              "每个位置平均了整个窗口，包括后面的字符：掩码要掩蔽未来，位置 t 只平均 0 到 t。"),
      "doc": V4},
     {"exercise": "v4_multihead/02-averaging-the-past",
      "edits": [("tril = torch.tril(torch.ones(T, T", "tril = torch.triu(torch.ones(T, T")],
@@ -224,7 +224,8 @@ MISTAKES = [
               "分数没有缩放：q · k 随头的维度变大，softmax 会接近 one-hot。按这一步说的缩放分数。"),
      "doc": SCALE},
     {"exercise": "v4_multihead/03-one-head",
-     "edits": [('        wei = wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))  # (B, T, T): '
+     "edits": [('        wei = wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))'
+                '  # (B, T, T): '
                 'causal\n', "")],
      "hint": ("The causal mask is missing: a position reads the characters after it, the very "
               "ones it has to predict.",
@@ -238,7 +239,8 @@ MISTAKES = [
               "即 v = value(x)。"),
      "doc": V4},
     {"exercise": "v4_multihead/03-one-head",
-     "edits": [("wei = q @ k.transpose(-2, -1) * C**-0.5", "wei = k @ q.transpose(-2, -1) * C**-0.5")],
+     "edits": [("wei = q @ k.transpose(-2, -1) * C**-0.5",
+                "wei = k @ q.transpose(-2, -1) * C**-0.5")],
      "hint": ("Queries and keys are swapped: row t of the scores is position t's query against "
               "every key, q @ kᵀ.",
               "query 和 key 用反了：分数的第 t 行是位置 t 的 query 与每个 key 的点积，即 q @ kᵀ。"),
@@ -257,7 +259,8 @@ MISTAKES = [
               "还是二元模型的 3000 步：学习率变小了，要按讲座训练 5000 步（每 500 步估计一次）。"),
      "doc": V4},
     {"exercise": "v4_multihead/05-heads-list",
-     "edits": [("wei = q @ k.transpose(-2, -1) * hs**-0.5", "wei = q @ k.transpose(-2, -1) * C**-0.5")],
+     "edits": [("wei = q @ k.transpose(-2, -1) * hs**-0.5",
+                "wei = q @ k.transpose(-2, -1) * C**-0.5")],
      "hint": ("Each head scales by C ** -0.5: its scores are sums over its own hs channels, so "
               "scale by hs ** -0.5.",
               "每个头乘的是 C ** -0.5：它的分数只是自己 hs 个通道上的和，应乘 hs ** -0.5。"),
@@ -276,7 +279,8 @@ MISTAKES = [
               "再看作 (B, T, C)，否则不同位置会混在一起。"),
      "doc": V4},
     {"exercise": "v4_multihead/06-heads-batched",
-     "edits": [("wei = q @ k.transpose(-2, -1) * hs**-0.5", "wei = q @ k.transpose(-2, -1) * C**-0.5")],
+     "edits": [("wei = q @ k.transpose(-2, -1) * hs**-0.5",
+                "wei = q @ k.transpose(-2, -1) * C**-0.5")],
      "hint": ("The scores are scaled by C ** -0.5: each head's are sums over hs channels, so "
               "scale by hs ** -0.5.",
               "分数乘的是 C ** -0.5：每个头的分数是 hs 个通道上的和，应乘 hs ** -0.5。"),
@@ -392,8 +396,8 @@ MISTAKES = [
      "hint": ("The vocabulary has no mask token: id 0 is then the text's first character (the "
               "newline), and a hidden character reads as a real newline. The mask token _ comes "
               "first, at id 0, before the text's own characters.",
-              "词表里没有掩码词元：id 0 就成了文本里的第一个字符（换行符），藏起来的字符看上去"
-              "就是一个真的换行。掩码词元 _ 要排在最前面，占 id 0，后面才是文本自己的字符。"),
+              "词表里没有掩蔽词元：id 0 就成了文本里的第一个字符（换行符），藏起来的字符看上去"
+              "就是一个真的换行。掩蔽词元 _ 要排在最前面，占 id 0，后面才是文本自己的字符。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/01-mlm-target",
      "edits": [("k = max(1, round(args.mask_prob * shape[1]))",
@@ -423,7 +427,7 @@ MISTAKES = [
                 "the mask token\n", "")],
      "hint": ("The chosen characters are never hidden: the input still shows each character the "
               "loss asks for. At the chosen positions the input is the mask token.",
-              "选中的字符没有藏起来：损失要考的字符仍然摆在输入里。选中位置的输入应是掩码词元。"),
+              "选中的字符没有藏起来：损失要考的字符仍然摆在输入里。选中位置的输入应是掩蔽词元。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/02-fill-in",
      "edits": [("filled = torch.where(ids == 0, top_i[..., 0] + 1, ids)",
@@ -431,7 +435,7 @@ MISTAKES = [
                ("return filled, top_p, top_i + 1", "return filled, top_p, top_i")],
      "hint": ("Each guess is one character off: the probabilities leave out the mask token, "
               "column 0, so index i among them is the character with id i + 1.",
-              "每个猜测都错开了一个字符：概率里去掉了掩码词元（第 0 列），所以其中的第 i 个是 "
+              "每个猜测都错开了一个字符：概率里去掉了掩蔽词元（第 0 列），所以其中的第 i 个是 "
               "id 为 i + 1 的字符。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/02-fill-in",
@@ -442,15 +446,15 @@ MISTAKES = [
      "hint": ("The mask token is among the guesses: a blank could be filled with another blank, "
               "and its probability takes a share from the characters. Leave it out of the "
               "softmax: the model never sees it in real text.",
-              "掩码词元也在候选之列：空可能被填成另一个空，它的概率还分走了真实字符的一部分。"
-              "做 softmax 时把它去掉：真实文本里从不出现掩码词元。"),
+              "掩蔽词元也在候选之列：空可能被填成另一个空，它的概率还分走了真实字符的一部分。"
+              "做 softmax 时把它去掉：真实文本里从不出现掩蔽词元。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/02-fill-in",
      "edits": [("filled = torch.where(ids == 0, top_i[..., 0] + 1, ids)",
                 "filled = top_i[..., 0] + 1")],
      "hint": ("Every position is overwritten by the model's guess: only the blanks (the mask "
               "token) are to be filled; the characters given stay as they are.",
-              "每个位置都被换成了模型的猜测：只有空（掩码词元）才要填，给出的字符保持原样。"),
+              "每个位置都被换成了模型的猜测：只有空（掩蔽词元）才要填，给出的字符保持原样。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/02-fill-in",
      "edits": [("right = (filled == text)[chosen.to(args.device)].sum().item()",
@@ -466,7 +470,7 @@ MISTAKES = [
                 "x = torch.where(chosen & (roll >= 0.2), noise, x)")],
      "hint": ("The shares are swapped: 10% of the chosen show the mask token and 80% a random "
               "character. BERT hides 80%, replaces 10% and leaves 10%.",
-              "比例弄反了：选中的位置只有 10% 换成掩码词元，80% 换成随机字符。BERT 是 80% 藏起来、"
+              "比例弄反了：选中的位置只有 10% 换成掩蔽词元，80% 换成随机字符。BERT 是 80% 藏起来、"
               "10% 换掉、10% 不动。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/03-80-10-10",
@@ -523,7 +527,7 @@ MISTAKES = [
                 "for t in range(ids.shape[1]):")],
      "hint": ("A line of guesses comes for every position of the prompt: only the blanks, the "
               "positions holding the mask token, get one.",
-              "提示文本的每个位置都输出了一行猜测：只有空，也就是放着掩码词元的位置，才输出。"),
+              "提示词的每个位置都输出了一行猜测：只有空，也就是放着掩蔽词元的位置，才输出。"),
      "doc": ("v8_bert_mlm", "Fill in", "填空")},
     {"exercise": "v8_bert_mlm/06-no-cross-attention",
      "edits": [("    def forward(self, hidden_states, attention_mask=None, head_mask=None, "
@@ -559,7 +563,7 @@ MISTAKES = [
      "hint": ("The embeddings keep PyTorch's N(0, 1) start, fifty times BERT's 0.02: BERT draws "
               "the embeddings' weights from N(0, 0.02) too, as it does every Linear's.",
               "嵌入还是 PyTorch 的 N(0, 1) 初始值，是 BERT 的 0.02 的五十倍：BERT 的嵌入权重和"
-              "每个线性层的权重一样，都取自 N(0, 0.02)。"),
+              "每个线性层的权重一样，都取自均值 0、标准差 0.02 的正态分布。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/08-bert-init",
      "edits": [("        if isinstance(module, nn.Linear) and module.bias is not None:\n"
@@ -572,8 +576,8 @@ MISTAKES = [
                 "if isinstance(module, (nn.Linear, nn.Embedding, nn.LayerNorm)):")],
      "hint": ("The LayerNorms are drawn from N(0, 0.02) too: their scale then starts near 0 and "
               "all but silences each output. BERT leaves LayerNorm at its scale 1 and shift 0.",
-              "层归一化也取自 N(0, 0.02)：它的拉伸参数一开始就接近 0，几乎把每个输出都压没了。"
-              "BERT 让层归一化保持拉伸参数 1、偏移参数 0。"),
+              "层规范化也取自均值 0、标准差 0.02 的正态分布：它的拉伸参数一开始就接近 0，"
+              "几乎把每个输出都压没了。BERT 让层规范化保持拉伸参数 1、偏移参数 0。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/08-bert-init",
      "edits": [("        self.lm_head = nn.Linear(n_embd, vocab_size)\n"
@@ -599,14 +603,14 @@ MISTAKES = [
      "hint": ("The bias is made but the decoder never adds it: no character's score gets a bias "
               "of its own, and the bias never learns. The decoder's bias is the head's bias.",
               "偏置建了，decoder 却从没加上它：每个字符的分数都没有自己的偏置，这个偏置也学不到"
-              "东西。decoder 的偏置就是掩码语言模型输出头的 bias。"),
+              "东西。decoder 的偏置就是掩蔽语言模型头的 bias。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/09-mlm-head",
      "edits": [("return self.decoder(self.transform(hidden_states))",
                 "return self.decoder(hidden_states)")],
      "hint": ("The transform is made but never applied: the last layer's output goes through "
               "dense, the activation and LayerNorm before the decoder scores it.",
-              "transform 建了却没用：最后一层的输出要先经过 dense、激活函数和层归一化，再由 "
+              "transform 建了却没用：最后一层的输出要先经过 dense、激活函数和层规范化，再由 "
               "decoder 打分。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/09-mlm-head",
@@ -614,14 +618,14 @@ MISTAKES = [
                 "hidden_states = self.dense(hidden_states)")],
      "hint": ("The transform has no activation: dense then LayerNorm, with nothing between them "
               "that is not linear. HF's transform applies the activation (GELU) after dense.",
-              "transform 缺了激活函数：dense 之后直接层归一化，中间没有任何非线性。HF 的 "
+              "transform 缺了激活函数：dense 之后直接层规范化，中间没有任何非线性。HF 的 "
               "transform 在 dense 之后接激活函数（GELU）。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/09-mlm-head",
      "edits": [("return self.LayerNorm(hidden_states)  # (B, T, C)", "return hidden_states")],
      "hint": ("The transform's LayerNorm is made but never applied: the activation's output is "
               "normalised before the decoder scores it.",
-              "transform 的层归一化建了却没用：激活函数的输出要先归一化，再由 decoder 打分。"),
+              "transform 的层规范化建了却没用：激活函数的输出要先做层规范化，再由 decoder 打分。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/10-token-types",
      "edits": [("x = self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)",
@@ -675,9 +679,8 @@ CALLS = {  # rung: expressions a check evaluates on the target and on the learne
         "m.decode(m.fill_in(model, x.masked_fill(torch.arange(5) % 2 == 0, 0))[0].flatten()"
         ".tolist(), chars)",  # blanks at 0, 2 and 4 filled in, as text
         "m.fill_in(model, x.masked_fill(torch.arange(5) % 2 == 0, 0))",
-        "m.sample(model, chars, type(args)(**{**vars(args), 'sample_chars': 50}))",
-        "m.sample(model, chars, type(args)(**{**vars(args), 'sample_chars': 50, "
-        "'prompt': 'TH_ _'}))",
+        "m.sample(model, chars, args)",
+        "m.sample(model, chars, type(args)(**{**vars(args), 'prompt': 'TH_ _'}))",
         "model.encoder.layer[0](h, encoder_hidden_states=h)",  # no cross-attention left
         "model.encoder.layer[0](h, past_key_value=(h.view(2, 5, 3, 4).transpose(1, 2),) * 2)",
         "model(x, token_type_ids=torch.tensor([[0, 0, 1, 1, 1], [0, 1, 1, 1, 1]]))[0]",
@@ -775,7 +778,7 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
               "后面的字符改变了前面位置的 logits：有位置看到了未来（这一级是因果的）"),
     "blind": ("no position's logits change when a later character does: this rung attends both "
               "ways, so nothing should be masked",
-              "后面的字符变了，前面位置的 logits 却不变：这一级是双向注意力，不应遮住任何位置"),
+              "后面的字符变了，前面位置的 logits 却不变：这一级是双向注意力，不应掩蔽任何位置"),
     "never_called": ("the target calls {name} ({what}); yours never does",
                      "目标程序调用了 {name}（{what}）；你的从没调用"),
     "first_module": ("the first output that differs, in the order the target computes them: "

@@ -106,7 +106,8 @@ def starting_file(name, start, target, lang):
     said = catalogue.TEXT["docstring"][lang == "zh"].format(
         name=name, what=describe(target), task=catalogue.TASKS[name][lang == "zh"],
         run=run_command(name))
-    said = "\n".join(textwrap.fill(line, 99) for line in said.splitlines())
+    said = "\n".join(line if "python " in line else textwrap.fill(  # commands stay whole
+        line, 99 if line.isascii() else 48) for line in said.splitlines())  # a 汉字: 2 columns
     head, _, rest = start.split('"""', 2)
     return f'{head}"""{said}\n"""{rest}'
 
@@ -247,8 +248,11 @@ def outputs(module, ctx):
     torch, seen = ctx.torch, []
     for args, weights, (x, y) in zip(ctx.configs, ctx.weights, ctx.batches):
         model, calls = build(module, ctx, args, weights), {}
+        names = {}  # a module shared by two places (one GELU object) would mix their outputs
+        for n, m in model.named_modules(remove_duplicate=False):
+            names.setdefault(id(m), []).append(n)
         hooks = [m.register_forward_hook(lambda m, i, o, n=n: calls.setdefault(n, []).append(o))
-                 for n, m in model.named_modules() if n]
+                 for n, m in model.named_modules() if n and len(names[id(m)]) == 1]
         torch.manual_seed(1)  # dropout draws the same masks
         logits, loss = model(x, y)
         loss.backward()
@@ -442,7 +446,7 @@ def difference(stage, mine, theirs, target, ctx):
     if stage == "calls":
         i = next(i for i, (p, q) in enumerate(zip(mine, theirs)) if not close(p, q))
         return "calls", {"call": ctx.calls[i], "value": summary(theirs[i]),
-                         "yours": summary(mine[i])}
+                         "yours": summary(mine[i], theirs[i])}
     i = next((i for i, (p, q) in enumerate(zip(mine, theirs)) if abs(p - q) > LOSS_TOL), 0)
     return "training", {"yours": f"{mine[i]:.6f}" if i < len(mine) else "none",
                         "value": f"{theirs[i]:.6f}"}
@@ -469,11 +473,21 @@ def flat(value):
     return []
 
 
-def summary(value):
+def summary(value, other=None):
+    """value in a few words; where it has other's shape, how far it is from other."""
     import torch
 
     if isinstance(value, torch.Tensor):
+        if isinstance(other, torch.Tensor) and other.shape == value.shape and \
+                value.is_floating_point() and other.is_floating_point():
+            far = (value - other).abs().max().item()
+            return f"a tensor of shape {tuple(value.shape)}, up to {far:.2g} from the target's"
         return f"a tensor of shape {tuple(value.shape)}"
+    if isinstance(value, (list, tuple)) and isinstance(other, (list, tuple)) and \
+            len(value) == len(other):
+        i = next((i for i, (p, q) in enumerate(zip(value, other)) if not close(p, q)), 0)
+        return f"a {type(value).__name__} of {len(value)} whose item {i} is " + \
+            summary(value[i], other[i])
     if isinstance(value, (list, tuple)):
         return f"a {type(value).__name__} of {len(value)}"
     return one_line(repr(value))[:80]
