@@ -90,6 +90,123 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "加上 dropout（新的超参数，默认 0.0）：作用在注意力权重上、注意力的输出投影之后，"
         "以及前馈网络的末尾。"),
     # ---- v7_bert_layer
+    "v7_bert_layer": (
+        "Rebuild v6's Block as HuggingFace's BertLayer, in HF's names (BertConfig, "
+        "BertEmbeddings, BertSelfAttention, BertSelfOutput, BertAttention, BertIntermediate, "
+        "BertOutput, encoder.layer): biases on query, key and value, post-norm LayerNorm(x + "
+        "f(x)) with eps 1e-12, a LayerNorm on the embeddings and none before the head, the "
+        "activation by name (hidden_act: GELU). Then HF's additive causal mask, a key/value "
+        "cache for generate, the FFN in chunks, cross-attention, head_mask and "
+        "output_attentions.",
+        "把 v6 的块重写成 HuggingFace 的 BertLayer，全用 HF 的名字（BertConfig、BertEmbeddings、"
+        "BertSelfAttention、BertSelfOutput、BertAttention、BertIntermediate、BertOutput、"
+        "encoder.layer）：query、key、value 带偏置，后置归一化 LayerNorm(x + f(x))（eps 为 "
+        "1e-12），嵌入之后有层归一化、输出层之前没有，激活函数按名字取（hidden_act：GELU）。"
+        "再加上 HF 的加性因果掩码、generate 用的键值缓存、分块计算的前馈网络、交叉注意力，"
+        "以及 head_mask 和 output_attentions。"),
+    "v7_bert_layer/01-config": (
+        "Put the sizes into a dataclass BertConfig with HF's field names (vocab_size, "
+        "hidden_size, num_hidden_layers, num_attention_heads, hidden_dropout_prob, "
+        "attention_probs_dropout_prob, max_position_embeddings), filled in from the flags as "
+        "model.config; each Block takes the config and reads its sizes from it.",
+        "把各项尺寸放进数据类 BertConfig，用 HF 的字段名（vocab_size、hidden_size、"
+        "num_hidden_layers、num_attention_heads、hidden_dropout_prob、"
+        "attention_probs_dropout_prob、max_position_embeddings），由命令行参数填好，存为 "
+        "model.config；每个块只接收这个 config，尺寸都从中读取。"),
+    "v7_bert_layer/02-rename-attention": (
+        "Split attention into HF's three classes: BertSelfAttention (query, key, value, "
+        "transpose_for_scores, the causal mask), BertSelfOutput (dense, dropout, then "
+        "input_tensor added back) and BertAttention, holding them as self and output; v6's ln1 "
+        "becomes output.LayerNorm, still applied first (pre-norm).",
+        "把注意力拆成 HF 的三个类：BertSelfAttention（query、key、value、transpose_for_scores、"
+        "因果掩码）、BertSelfOutput（dense、dropout，再把 input_tensor 加回来），以及把两者分别"
+        "存为 self 和 output 的 BertAttention；v6 的 ln1 改叫 output.LayerNorm，仍然最先作用"
+        "（前置归一化）。"),
+    "v7_bert_layer/03-hf-ffn": (
+        "Split the FFN into BertIntermediate (dense from C to intermediate_size, a new flag and "
+        "config field, then ReLU) and BertOutput (dense back to C, dropout, then input_tensor "
+        "added back), called from the Block's feed_forward_chunk; v6's ln2 becomes "
+        "output.LayerNorm, still applied first.",
+        "把前馈网络拆成 BertIntermediate（dense 从 C 到 intermediate_size——新的超参数，也是 "
+        "config 的新字段——再接 ReLU）和 BertOutput（dense 回到 C、dropout，再把 input_tensor "
+        "加回来），由块的 feed_forward_chunk 调用；v6 的 ln2 改叫 output.LayerNorm，仍然最先作用。"),
+    "v7_bert_layer/04-hf-layer": (
+        "Rename the Block BertLayer and stack the layers as encoder.layer (a ModuleList in a "
+        "ModuleDict); the word and position embeddings move into BertEmbeddings "
+        "(word_embeddings, position_embeddings), used as embeddings.",
+        "把块改名为 BertLayer，各层放在 encoder.layer 里（ModuleDict 中的一个 ModuleList）；"
+        "字符嵌入和位置嵌入挪进 BertEmbeddings（word_embeddings、position_embeddings），"
+        "模型里叫 embeddings。"),
+    "v7_bert_layer/05-qkv-bias": (
+        "Give the query, key and value Linears a bias each, as in BERT.",
+        "给 query、key、value 三个线性层各加一个偏置，和 BERT 一样。"),
+    "v7_bert_layer/06-post-norm": (
+        "Switch to post-norm: BertSelfOutput and BertOutput return LayerNorm(their dense output + "
+        "input_tensor) and the sublayers read x itself; BertEmbeddings ends with a LayerNorm and "
+        "dropout, ln_f goes, and every LayerNorm takes eps from the config's layer_norm_eps "
+        "(1e-12).",
+        "改成后置归一化：BertSelfOutput 和 BertOutput 返回 LayerNorm(dense 的输出 + "
+        "input_tensor)，子层直接读 x；BertEmbeddings 最后加上层归一化和 dropout，去掉 ln_f，"
+        "所有层归一化的 eps 都取 config 里的 layer_norm_eps（1e-12）。"),
+    "v7_bert_layer/07-gelu": (
+        "Let BertIntermediate take its activation by name from hidden_act (a new flag and config "
+        "field, default gelu: the exact GELU) through HF's table ACT2FN (gelu, gelu_new, relu, "
+        "silu, tanh), or use a callable given instead of a name.",
+        "让 BertIntermediate 按名字取激活函数：名字来自 hidden_act（新的超参数，也是 config 的"
+        "新字段，默认 gelu，即精确的 GELU），在 HF 的表 ACT2FN（gelu、gelu_new、relu、silu、"
+        "tanh）里查；给的若不是名字而是可调用对象，就直接用它。"),
+    "v7_bert_layer/08-additive-mask": (
+        "Replace tril by HF's additive mask: the model builds it once per forward pass (0 where a "
+        "key is seen, the lowest finite float where it is hidden) and hands it to every layer as "
+        "attention_mask (None: nothing hidden), which BertSelfAttention adds to the scores; a "
+        "boolean mask (True: seen) is first turned into that form.",
+        "用 HF 的加性掩码取代 tril：模型每次前向传播只构造一次掩码（看得见的键处为 0，看不见的"
+        "键处为最小的有限浮点数），作为 attention_mask 交给每一层（None 表示什么都不遮），"
+        "由 BertSelfAttention 加到分数上；布尔掩码（True 表示看得见）先换成这种形式。"),
+    "v7_bert_layer/09-kv-layers": (
+        "Make the layers decoders (is_decoder in the config, True in the model): "
+        "BertSelfAttention takes past_key_value, puts the cached keys and values before the new "
+        "ones, and returns its (k, v) after its output; BertAttention and BertLayer hand them on, "
+        "and a layer returns (layer_output, (k, v)).",
+        "把各层变成解码器（config 的 is_decoder，模型里设为 True）：BertSelfAttention 接收 "
+        "past_key_value，把缓存的 key 和 value 放在新的前面，并在输出之后返回自己的 (k, v)；"
+        "BertAttention 和 BertLayer 把它们往外传，每层返回 (layer_output, (k, v))。"),
+    "v7_bert_layer/10-kv-cache": (
+        "Let LanguageModel.forward take past_key_values (a list, one (k, v) per layer, [] at "
+        "first, filled in place): the new characters take positions from P on "
+        "(past_key_values_length) and a T by P + T mask. generate(greedy=False, use_cache=True) "
+        "then feeds only the new characters while the text fits in block_size; greedy takes the "
+        "most likely character.",
+        "让 LanguageModel.forward 接收 past_key_values（一个列表，每层一个 (k, v)，开始时为 "
+        "[]，原地填写）：新字符的位置从 P 开始（past_key_values_length），掩码为 T 行 P + T 列。"
+        "generate(greedy=False, use_cache=True) 在文本不超过 block_size 时只送入新字符；"
+        "greedy 时取最可能的字符。"),
+    "v7_bert_layer/11-chunked-ffn": (
+        "Run the FFN on chunk_size_ff positions at a time (a new flag; chunk_size_feed_forward in "
+        "the config; 0: all at once) with HF's apply_chunking_to_forward, cut along T "
+        "(seq_len_dim); the model refuses a chunk size that does not divide block_size, and "
+        "generate runs unchunked.",
+        "用 HF 的 apply_chunking_to_forward 让前馈网络每次只算 chunk_size_ff 个位置（新的超参数；"
+        "config 里叫 chunk_size_feed_forward；0 表示一次算完），沿 T 切块（seq_len_dim）；"
+        "块大小不能整除 block_size 时模型报错，generate 时不分块。"),
+    "v7_bert_layer/12-cross-attention": (
+        "Add cross-attention (add_cross_attention in the config, for a decoder only): a BertLayer "
+        "gets a second BertAttention, crossattention, with queries from the layer and keys and "
+        "values from encoder_hidden_states, masked by encoder_attention_mask; past_key_value then "
+        "holds four tensors, self k, v, then cross k, v.",
+        "加上交叉注意力（config 的 add_cross_attention，只用于解码器）：BertLayer 多一个 "
+        "BertAttention，叫 crossattention，它的 query 来自本层，key 和 value 来自 "
+        "encoder_hidden_states，用 encoder_attention_mask 做掩码；这时 past_key_value 有四个"
+        "张量：先是自注意力的 k、v，再是交叉注意力的 k、v。"),
+    "v7_bert_layer/13-hf-interface": (
+        "Complete HF's interface: head_mask multiplies each head's attention weights (after the "
+        "softmax and dropout), and output_attentions=True returns them after the output, "
+        "(layer_output, probs, (k, v)), in self- and cross-attention alike; BertSelfAttention "
+        "refuses a hidden size its heads do not divide.",
+        "补全 HF 的接口：head_mask 乘在每个头的注意力权重上（在 softmax 和 dropout 之后），"
+        "output_attentions=True 时把注意力权重放在输出之后返回，即 (layer_output, probs, "
+        "(k, v))，自注意力和交叉注意力都是如此；hidden_size 不能被头数整除时，"
+        "BertSelfAttention 报错。"),
     # ---- v8_bert_mlm
     "v8_bert_mlm": (
         "Make v7's model BERT: get_batch hides the positions choose_positions picks (mask_prob, "
@@ -383,6 +500,338 @@ MISTAKES = [
               "dropout 放在了投影之前：它应作用在投影的输出上，也就是加回残差连接之前。"),
      "doc": V6},
     # ---- v7_bert_layer
+    {"exercise": "v7_bert_layer/01-config",
+     "edits": [("vocab_size=vocab_size, hidden_size=n_embd, num_hidden_layers=n_layer,",
+                "vocab_size=vocab_size, num_hidden_layers=n_layer,")],
+     "hint": ("The config keeps BERT-base's hidden_size, 768, whatever --n-embd says: every size "
+              "the Blocks read from the config must reach it from the flags.",
+              "config 保留了 BERT-base 的 hidden_size，即 768，不管 --n-embd 是多少：块从 config "
+              "读的每个尺寸，都得从命令行参数传进去。"),
+     "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
+             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+    {"exercise": "v7_bert_layer/01-config",
+     "edits": [(",\n            max_position_embeddings=block_size)", ")")],
+     "hint": ("The config keeps BERT-base's 512 positions: max_position_embeddings is this "
+              "model's block_size, the number of positions it has embeddings for (from step 4 on, "
+              "the position table is sized from it).",
+              "config 保留了 BERT-base 的 512 个位置：max_position_embeddings 应是这个模型的 "
+              "block_size，即它有嵌入的位置数（从第 4 步起，位置嵌入表按它来定大小）。"),
+     "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
+             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+    {"exercise": "v7_bert_layer/02-rename-attention",
+     "edits": [("attention_output = self.output(self_outputs, hidden_states)",
+                "attention_output = self.output(self_outputs, "
+                "self.output.LayerNorm(hidden_states))")],
+     "hint": ("The residual path carries LayerNorm(x): BertSelfOutput adds attention's output to "
+              "the block's input x itself (input_tensor), untouched; only attention's input is "
+              "normalised (pre-norm, until step 6).",
+              "残差路径上传的是 LayerNorm(x)：BertSelfOutput 应把注意力的输出加到块的输入 x 本身"
+              "（input_tensor）上，不做改动；只有注意力的输入要归一化（前置归一化，直到第 6 步）。"),
+     "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
+             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+    {"exercise": "v7_bert_layer/02-rename-attention",
+     "edits": [("self_outputs = self.self(self.output.LayerNorm(hidden_states))",
+                "self_outputs = self.self(hidden_states)")],
+     "hint": ("Attention reads x itself: until step 6 the LayerNorm (v6's ln1, now "
+              "BertSelfOutput's LayerNorm) still comes first, on attention's input, as in v6.",
+              "注意力直接读了 x：直到第 6 步，层归一化（v6 的 ln1，现在是 BertSelfOutput 的 "
+              "LayerNorm）仍然最先作用在注意力的输入上，和 v6 一样。"),
+     "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
+             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+    {"exercise": "v7_bert_layer/02-rename-attention",
+     "edits": [("hidden_states = self.dropout(self.dense(hidden_states))",
+                "hidden_states = self.dense(self.dropout(hidden_states))")],
+     "hint": ("Dropout comes before dense: BertSelfOutput drops part of dense's output (v6's "
+              "resid_dropout after proj), just before it joins the residual path.",
+              "dropout 放在了 dense 之前：BertSelfOutput 要丢掉的是 dense 输出的一部分（v6 里 proj "
+              "之后的 resid_dropout），也就是加回残差路径之前。"),
+     "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
+             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+    {"exercise": "v7_bert_layer/03-hf-ffn",
+     "edits": [("self.intermediate(self.output.LayerNorm(attention_output))",
+                "self.intermediate(attention_output)")],
+     "hint": ("The FFN reads x itself: until step 6 BertOutput's LayerNorm (v6's ln2) still comes "
+              "first, on the FFN's input.",
+              "前馈网络直接读了 x：直到第 6 步，BertOutput 的 LayerNorm（v6 的 ln2）仍然最先作用在"
+              "前馈网络的输入上。"),
+     "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
+             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+    {"exercise": "v7_bert_layer/03-hf-ffn",
+     "edits": [("return self.output(intermediate_output, attention_output)",
+                "return self.output(intermediate_output, "
+                "self.output.LayerNorm(attention_output))")],
+     "hint": ("The residual path carries LayerNorm(x): BertOutput adds the FFN's output to its "
+              "input x itself (input_tensor), untouched; only the FFN's input is normalised.",
+              "残差路径上传的是 LayerNorm(x)：BertOutput 应把前馈网络的输出加到它的输入 x 本身"
+              "（input_tensor）上，不做改动；只有前馈网络的输入要归一化。"),
+     "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
+             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+    {"exercise": "v7_bert_layer/03-hf-ffn",
+     "edits": [("num_attention_heads=n_head, intermediate_size=intermediate_size,",
+                "num_attention_heads=n_head,")],
+     "hint": ("The FFN is 3072 wide, BertConfig's BERT-base default: the intermediate_size flag "
+              "must reach the config, which BertIntermediate and BertOutput read.",
+              "前馈网络宽 3072，这是 BertConfig 里 BERT-base 的默认值：intermediate_size 这个参数"
+              "必须传进 config，BertIntermediate 和 BertOutput 都从 config 读它。"),
+     "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
+             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+    {"exercise": "v7_bert_layer/04-hf-layer",
+     "edits": [("layer_output = self.feed_forward_chunk(attention_output)",
+                "layer_output = self.feed_forward_chunk(hidden_states)")],
+     "hint": ("The FFN reads the layer's input, so attention's output is thrown away: the FFN "
+              "computes on what attention gathered, attention_output.",
+              "前馈网络读的是层的输入，注意力的输出就被丢掉了：前馈网络要在注意力收集到的内容，"
+              "即 attention_output 上计算。"),
+     "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
+             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+    {"exercise": "v7_bert_layer/04-hf-layer",
+     "edits": [("x = self.word_embeddings(input_ids) + self.position_embeddings(positions)",
+                "x = self.word_embeddings(input_ids)")],
+     "hint": ("BertEmbeddings returns the word embeddings alone: the position embeddings must be "
+              "added, or a character gets the same vector wherever it stands.",
+              "BertEmbeddings 只返回了字符嵌入：还要加上位置嵌入，否则同一个字符在哪个位置都是"
+              "同一个向量。"),
+     "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
+             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+    {"exercise": "v7_bert_layer/05-qkv-bias",
+     "edits": [("self.key = nn.Linear(config.hidden_size, self.all_head_size)",
+                "self.key = nn.Linear(config.hidden_size, self.all_head_size, bias=False)")],
+     "hint": ("The key has no bias. Alone of the three it changes no output (the softmax cancels "
+              "the constant a key bias adds to each row of scores), but BERT has one, and HF's "
+              "checkpoints carry it: give query, key and value a bias each.",
+              "key 没有偏置。三者中只有它不改变任何输出（key 的偏置给每一行分数加上同一个常数，"
+              "softmax 会把它消掉），但 BERT 有这个偏置，HF 的检查点里也有：query、key、value "
+              "都要带偏置。"),
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
+             "阶段二：BERT 的计算（第 5 到 7 步）")},
+    {"exercise": "v7_bert_layer/05-qkv-bias",
+     "edits": [("self.value = nn.Linear(config.hidden_size, self.all_head_size)",
+                "self.value = nn.Linear(config.hidden_size, self.all_head_size, bias=False)")],
+     "hint": ("The value has no bias: in BERT query, key and value each have one, and the "
+              "value's, unlike the key's, shifts what attention returns.",
+              "value 没有偏置：BERT 的 query、key、value 各有一个偏置，而且 value 的偏置和 key "
+              "的不同，会改变注意力的输出。"),
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
+             "阶段二：BERT 的计算（第 5 到 7 步）")},
+    {"exercise": "v7_bert_layer/06-post-norm",
+     "edits": [("self_outputs = self.self(hidden_states)\n",
+                "self_outputs = self.self(self.output.LayerNorm(hidden_states))\n"),
+               ("intermediate_output = self.intermediate(attention_output)",
+                "intermediate_output = "
+                "self.intermediate(self.output.LayerNorm(attention_output))"),
+               ("return self.LayerNorm(hidden_states + input_tensor)  # (B, T, C)\n\n"
+                "class BertAttention",
+                "return hidden_states + input_tensor  # (B, T, C)\n\nclass BertAttention"),
+               ("return self.LayerNorm(hidden_states + input_tensor)  # (B, T, C)\n\n"
+                "class BertLayer",
+                "return hidden_states + input_tensor  # (B, T, C)\n\nclass BertLayer")],
+     "hint": ("The LayerNorms still come first, on each sublayer's input (pre-norm, v6's "
+              "x + f(LN(x))): BERT normalises after the addition, LN(x + f(x)), so the residual "
+              "stream itself is normalised after every sublayer.",
+              "层归一化仍然放在最前面，作用在每个子层的输入上（前置归一化，即 v6 的 "
+              "x + f(LN(x))）：BERT 在相加之后才归一化，即 LN(x + f(x))，所以每个子层之后"
+              "残差流本身都被归一化一次。"),
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
+             "阶段二：BERT 的计算（第 5 到 7 步）")},
+    {"exercise": "v7_bert_layer/06-post-norm",
+     "edits": [("return self.dropout(self.LayerNorm(x))  # (B, T, C)",
+                "return self.dropout(x)  # (B, T, C)")],
+     "hint": ("The embeddings reach the first layer without their LayerNorm: under post-norm "
+              "nothing else normalises the stream before layer 0's attention, so BertEmbeddings "
+              "ends with a LayerNorm, then dropout.",
+              "嵌入没有经过它的层归一化就进了第一层：后置归一化时，第 0 层的注意力之前再没有别的"
+              "地方归一化残差流，所以 BertEmbeddings 最后要做层归一化，再做 dropout。"),
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
+             "阶段二：BERT 的计算（第 5 到 7 步）")},
+    {"exercise": "v7_bert_layer/06-post-norm",
+     "edits": [("        self.lm_head = nn.Linear(n_embd, vocab_size)\n",
+                "        self.ln_f = nn.LayerNorm(n_embd)\n"
+                "        self.lm_head = nn.Linear(n_embd, vocab_size)\n"),
+               ("        logits = self.lm_head(x)  # (B, T, vocab_size)\n",
+                "        x = self.ln_f(x)  # (B, T, C)\n"
+                "        logits = self.lm_head(x)  # (B, T, vocab_size)\n")],
+     "hint": ("The final LayerNorm ln_f is still there: under post-norm every layer already ends "
+              "in a LayerNorm, so BERT has none before the head.",
+              "最后的层归一化 ln_f 还在：后置归一化时每一层都以层归一化结束，所以 BERT 在输出层"
+              "之前没有层归一化。"),
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
+             "阶段二：BERT 的计算（第 5 到 7 步）")},
+    {"exercise": "v7_bert_layer/06-post-norm",
+     "edits": [("layer_norm_eps: float = 1e-12", "layer_norm_eps: float = 1e-05")],
+     "hint": ("The LayerNorms use eps 1e-5, PyTorch's default: BERT's is 1e-12, the config's "
+              "layer_norm_eps, and every LayerNorm takes it from there.",
+              "层归一化用的 eps 是 PyTorch 默认的 1e-5：BERT 用的是 1e-12，即 config 里的 "
+              "layer_norm_eps，每个层归一化都从那里取。"),
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
+             "阶段二：BERT 的计算（第 5 到 7 步）")},
+    {"exercise": "v7_bert_layer/07-gelu",
+     "edits": [('"gelu": nn.GELU(),', '"gelu": nn.GELU(approximate="tanh"),')],
+     "hint": ("gelu is GELU's tanh approximation here (HF's gelu_new, GPT-2's): BERT's gelu is "
+              "the exact x · Φ(x), Φ the normal CDF. The two differ slightly, and a BERT "
+              "checkpoint was trained with the exact one.",
+              "这里的 gelu 用了 GELU 的 tanh 近似（HF 的 gelu_new，GPT-2 用的）：BERT 的 gelu 是"
+              "精确的 x · Φ(x)，Φ 是标准正态分布的累积分布函数。两者差别很小，但 BERT 的检查点"
+              "是用精确形式训练的。"),
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
+             "阶段二：BERT 的计算（第 5 到 7 步）")},
+    {"exercise": "v7_bert_layer/07-gelu",
+     "edits": [("            self.intermediate_act_fn = ACT2FN[config.hidden_act]\n",
+                "            self.intermediate_act_fn = nn.ReLU()\n")],
+     "hint": ("The FFN still applies ReLU: its activation is the one hidden_act names, looked up "
+              "in ACT2FN; BERT's is GELU, a smooth ReLU.",
+              "前馈网络用的还是 ReLU：激活函数应是 hidden_act 指定的那个，在 ACT2FN 里查；"
+              "BERT 用的是 GELU，一个平滑的 ReLU。"),
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
+             "阶段二：BERT 的计算（第 5 到 7 步）")},
+    {"exercise": "v7_bert_layer/08-additive-mask",
+     "edits": [(".triu(1)", ".tril(-1)")],
+     "hint": ("The mask hides the wrong triangle: position t sees keys 0 to t, so the lowest "
+              "float goes above the diagonal (the keys after t), and 0 on and below it.",
+              "掩码遮错了三角：位置 t 看得见键 0 到 t，所以最小的浮点数要放在对角线之上（t 之后的"
+              "键），对角线及其下方为 0。"),
+     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
+             "阶段三：解码（第 8 到 10 步）")},
+    {"exercise": "v7_bert_layer/08-additive-mask",
+     "edits": [(".triu(1)", ".triu(0)")],
+     "hint": ("The mask hides the diagonal too: a position sees its own key as well as the "
+              "earlier ones; only the keys after it get the lowest float (position 0, seeing "
+              "nothing, would spread its attention over the future).",
+              "掩码把对角线也遮住了：每个位置既看得见前面的键，也看得见它自己的键；只有它之后的"
+              "键才是最小的浮点数（位置 0 什么都看不见，注意力就会平均分到未来的位置上）。"),
+     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
+             "阶段三：解码（第 8 到 10 步）")},
+    {"exercise": "v7_bert_layer/08-additive-mask",
+     "edits": [("attention_mask = (~attention_mask).to(scores.dtype)",
+                "attention_mask = attention_mask.to(scores.dtype)")],
+     "hint": ("A boolean mask is read the wrong way round: True marks a key that is seen (as in "
+              "PyTorch's scaled_dot_product_attention), so the lowest float goes where the mask "
+              "is False.",
+              "布尔掩码读反了：True 表示看得见这个键（和 PyTorch 的 "
+              "scaled_dot_product_attention 一样），所以最小的浮点数要放在掩码为 False 的地方。"),
+     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
+             "阶段三：解码（第 8 到 10 步）")},
+    {"exercise": "v7_bert_layer/09-kv-layers",
+     "edits": [("k = torch.cat([past_key_value[0], k], dim=2)",
+                "k = torch.cat([k, past_key_value[0]], dim=2)"),
+               ("v = torch.cat([past_key_value[1], v], dim=2)",
+                "v = torch.cat([v, past_key_value[1]], dim=2)")],
+     "hint": ("The new keys and values go in front of the cached ones: the cache holds positions "
+              "0 to P - 1, so the new ones follow them along the time axis, where the mask "
+              "expects them.",
+              "新的 key 和 value 放到了缓存的前面：缓存里是位置 0 到 P - 1，新的应沿时间维接在"
+              "它们后面，掩码也是这样假定的。"),
+     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
+             "阶段三：解码（第 8 到 10 步）")},
+    {"exercise": "v7_bert_layer/09-kv-layers",
+     "edits": [("max_position_embeddings=block_size,\n            is_decoder=True)",
+                "max_position_embeddings=block_size)")],
+     "hint": ("The model's layers are not decoders (is_decoder stays False): a layer then hands "
+              "back no keys and values, and a cache would have nothing to keep.",
+              "模型的各层不是解码器（is_decoder 仍为 False）：层就不返回 key 和 value，"
+              "缓存也就无从保存。"),
+     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
+             "阶段三：解码（第 8 到 10 步）")},
+    {"exercise": "v7_bert_layer/10-kv-cache",
+     "edits": [("positions = torch.arange(P, P + T, device=input_ids.device)",
+                "positions = torch.arange(T, device=input_ids.device)")],
+     "hint": ("The new characters get positions 0, 1, ... again: after P cached ones they stand "
+              "at positions P to P + T - 1 (past_key_values_length), and their position "
+              "embeddings must say so.",
+              "新字符的位置又从 0 开始编号了：前面已缓存 P 个，它们的位置是 P 到 P + T - 1"
+              "（past_key_values_length），位置嵌入要按这个取。"),
+     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
+             "阶段三：解码（第 8 到 10 步）")},
+    {"exercise": "v7_bert_layer/10-kv-cache",
+     "edits": [(".triu(P + 1)", ".triu(1)")],
+     "hint": ("The mask ignores the cache: with P keys cached, row t (position P + t) sees keys "
+              "0 to P + t, so the T by P + T mask has its diagonal moved P places to the right.",
+              "掩码没有考虑缓存：缓存了 P 个键时，第 t 行（位置 P + t）看得见键 0 到 P + t，"
+              "所以 T 行 P + T 列的掩码，对角线要向右移 P 格。"),
+     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
+             "阶段三：解码（第 8 到 10 步）")},
+    {"exercise": "v7_bert_layer/10-kv-cache",
+     "edits": [("        if past_key_values is not None:\n"
+                "            past_key_values[:] = presents", "")],
+     "hint": ("The cache is never filled: forward puts each layer's (k, v) back into "
+              "past_key_values, in place, or the next call starts from nothing and the new "
+              "character sees no context.",
+              "缓存从来没有填进去：forward 要把每层的 (k, v) 原地放回 past_key_values，否则下一次"
+              "调用又从零开始，新字符看不到任何上文。"),
+     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
+             "阶段三：解码（第 8 到 10 步）")},
+    {"exercise": "v7_bert_layer/11-chunked-ffn",
+     "edits": [("max_position_embeddings=block_size, chunk_size_feed_forward=chunk_size_ff,",
+                "max_position_embeddings=block_size,")],
+     "hint": ("The chunk size never reaches the config: the layers keep BertConfig's 0 and run "
+              "the FFN on every position at once. The numbers agree either way; the memory "
+              "saving never comes.",
+              "块大小没有传进 config：各层保留 BertConfig 的 0，前馈网络一次算完所有位置。"
+              "数值两种都一样，只是省不了内存。"),
+     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
+             "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
+    {"exercise": "v7_bert_layer/12-cross-attention",
+     "edits": [("k = self.transpose_for_scores(self.key(encoder_hidden_states))",
+                "k = self.transpose_for_scores(self.key(hidden_states))"),
+               ("v = self.transpose_for_scores(self.value(encoder_hidden_states))",
+                "v = self.transpose_for_scores(self.value(hidden_states))")],
+     "hint": ("Cross-attention takes its keys and values from the decoder's own states: only the "
+              "queries come from the decoder; keys and values come from the encoder's output, "
+              "encoder_hidden_states.",
+              "交叉注意力的 key 和 value 取自解码器自己的状态：只有 query 来自解码器，key 和 "
+              "value 要来自编码器的输出，即 encoder_hidden_states。"),
+     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
+             "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
+    {"exercise": "v7_bert_layer/12-cross-attention",
+     "edits": [("            attention_mask = encoder_attention_mask\n", "")],
+     "hint": ("Cross-attention uses the decoder's mask: its keys are the encoder's S positions, "
+              "so it is masked by encoder_attention_mask, not by the causal mask.",
+              "交叉注意力用了解码器的掩码：它的键是编码器的 S 个位置，所以要用 "
+              "encoder_attention_mask 做掩码，而不是因果掩码。"),
+     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
+             "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
+    {"exercise": "v7_bert_layer/12-cross-attention",
+     "edits": [("attention_output = cross_attention_outputs[0]  # (B, T, C)",
+                "cross_output = cross_attention_outputs[0]  # (B, T, C)")],
+     "hint": ("The FFN reads self-attention's output, so cross-attention's is computed and "
+              "thrown away: the FFN reads what cross-attention returns (its own residual and "
+              "LayerNorm included).",
+              "前馈网络读的是自注意力的输出，交叉注意力算完就被丢掉了：前馈网络要读交叉注意力的"
+              "输出（其中已含它自己的残差连接和层归一化）。"),
+     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
+             "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
+    {"exercise": "v7_bert_layer/13-hf-interface",
+     "edits": [("        probs = self.dropout(F.softmax(scores, dim=-1))  # (B, nh, T, S)\n"
+                "        if head_mask is not None:\n"
+                "            probs = probs * head_mask  # (B, nh, T, S): a 0 silences a head\n",
+                "        if head_mask is not None:\n"
+                "            scores = scores * head_mask  # (B, nh, T, S)\n"
+                "        probs = self.dropout(F.softmax(scores, dim=-1))  # (B, nh, T, S)\n")],
+     "hint": ("The head mask scales the scores, before the softmax: a head scaled by 0 then "
+              "attends evenly to every key instead of falling silent. It multiplies the "
+              "attention weights, after the softmax and dropout.",
+              "head_mask 乘在了 softmax 之前的分数上：乘 0 的头于是平均关注所有键，而不是沉默。"
+              "它应乘在注意力权重上，在 softmax 和 dropout 之后。"),
+     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
+             "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
+    {"exercise": "v7_bert_layer/13-hf-interface",
+     "edits": [("outputs = (context, probs) if output_attentions",
+                "outputs = (context, scores) if output_attentions")],
+     "hint": ("output_attentions hands back the scores from before the softmax: what it returns "
+              "are the attention weights, each row summing to 1 (after dropout and the head "
+              "mask).",
+              "output_attentions 返回的是 softmax 之前的分数：应返回注意力权重，每一行之和为 1"
+              "（经过 dropout 和 head_mask 之后）。"),
+     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
+             "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
+    {"exercise": "v7_bert_layer/13-hf-interface",
+     "edits": [("attention_output, attention_mask, head_mask, encoder_hidden_states,",
+                "attention_output, attention_mask, None, encoder_hidden_states,")],
+     "hint": ("Cross-attention never gets the head mask: a layer hands the same head_mask to "
+              "both its attentions, self and cross.",
+              "交叉注意力没有拿到 head_mask：一层的两个注意力，自注意力和交叉注意力，"
+              "用的是同一个 head_mask。"),
+     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
+             "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
     # ---- v8_bert_mlm
     {"exercise": "v8_bert_mlm/01-mlm-target",
      "edits": [("block_size = 32  # T:", "block_size = 8  # T:")],
@@ -673,6 +1122,44 @@ CALLS = {  # rung: expressions a check evaluates on the target and on the learne
     "v5_ffn": ["m.sample(model, chars, args)"],
     "v6_block": ["m.sample(model, chars, args)"],
     # ---- v7_bert_layer
+    "v7_bert_layer": [  # h: a (2, 5, 12) tensor. A call valid from step k on raises before it
+        "m.sample(model, chars, args)",
+        # step 8: a layer takes an additive mask (zeros: nothing hidden), or a boolean one
+        "model.encoder.layer[0](h, torch.zeros(5, 5))",
+        "model.encoder.layer[0](h, torch.ones(5, 5, dtype=torch.bool).tril())",
+        # step 9: a decoder layer returns its (k, v) and takes them back as past_key_value
+        "(lambda L: L(h[:, 3:], torch.full((2, 5), -1e9).triu(4), "
+        "past_key_value=L(h[:, :3])[-1]))(model.encoder.layer[0])",
+        # step 10: the model's cache (2 positions, then 3 more), and generating with it or not
+        "(lambda c: (model(x[:, :2], past_key_values=c)[0], "
+        "model(x[:, 2:], past_key_values=c)[0], c))([])",
+        "model.generate(x[:, :2], 6, greedy=True)",
+        "model.generate(x[:, :2], 6, greedy=True, use_cache=False)",
+        # step 12: a cross-attention layer, with an encoder mask, then decoding with its cache
+        "fill(m.BertLayer(m.BertConfig(hidden_size=12, num_attention_heads=3, "
+        "intermediate_size=20, is_decoder=True, add_cross_attention=True))).eval()("
+        "h[:, :2], encoder_hidden_states=h[:, 2:], "
+        "encoder_attention_mask=torch.tensor([0.0, -1e9, 0.0]))",
+        "(lambda L: L(h[:, 1:2], encoder_hidden_states=h[:, 2:], "
+        "past_key_value=L(h[:, :1], encoder_hidden_states=h[:, 2:])[-1]))("
+        "fill(m.BertLayer(m.BertConfig(hidden_size=12, num_attention_heads=3, "
+        "intermediate_size=20, is_decoder=True, add_cross_attention=True))).eval())",
+        # step 13: head_mask and output_attentions, in self- and in cross-attention
+        "model.encoder.layer[0](h, torch.full((5, 5), -1e9).triu(1), "
+        "head_mask=torch.tensor([1.0, 0.0, 0.5])[:, None, None], output_attentions=True)",
+        "fill(m.BertLayer(m.BertConfig(hidden_size=12, num_attention_heads=3, "
+        "intermediate_size=20, is_decoder=True, add_cross_attention=True))).eval()("
+        "h[:, :2], head_mask=torch.tensor([1.0, 0.0, 0.5])[:, None, None], "
+        "encoder_hidden_states=h[:, 2:], output_attentions=True)",
+        # the config, field by field (steps 1, 3, 6, 7, 9, 11, 12), and the eps each
+        # LayerNorm uses (as text: 1e-5 and 1e-12 are equal within the float tolerance)
+        *[f"model.config.{field}" for field in (
+            "vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+            "intermediate_size", "hidden_act", "hidden_dropout_prob",
+            "attention_probs_dropout_prob", "max_position_embeddings", "layer_norm_eps",
+            "chunk_size_feed_forward", "is_decoder", "add_cross_attention")],
+        "' '.join(str(n.eps) for n in model.modules() if isinstance(n, torch.nn.LayerNorm))",
+    ],
     # ---- v8_bert_mlm
     "v8_bert_mlm": [
         "m.read_data(args.data)[0]",  # the vocabulary: the mask token _ at id 0
@@ -713,6 +1200,9 @@ WORDS = {"token_embedding_table": "the token embeddings",
          "output": "the output", "LayerNorm": "a LayerNorm", "cls": "the masked-LM head",
          "crossattention": "cross-attention",
          # ---- v7_bert_layer
+         "self": "self-attention (BertSelfAttention)", "dense": "its Linear (dense)",
+         "word_embeddings": "the word embeddings",
+         "position_embeddings": "the position embeddings",
          # ---- v8_bert_mlm
          "token_type_embeddings": "the token type embeddings",
          "transform": "the transform before the decoder",
