@@ -131,7 +131,7 @@ def test_a_check_exits_0_when_it_passes_1_when_it_differs_and_the_list_says_whic
     assert exercise.main(["v5_ffn/", "--check"]) == 0
     out = capsys.readouterr().out
     assert "passed: your code computes what the target computes" in out
-    assert "python exercises/v5_ffn/train.py --out runs/exercises/v5_ffn/rung" in out
+    assert "python exercises/v5_ffn/train.py --out runs/mine/v5_ffn" in out
     assert exercise.main([]) == 0
     listed = capsys.readouterr().out.splitlines()
     assert [line.split()[:2] for line in listed[:8]][7] == ["v5_ffn", "passed"]

@@ -525,7 +525,7 @@ MISTAKES = [
      "hint": ("The residual path carries LayerNorm(x): BertSelfOutput adds attention's output to "
               "the block's input x itself (input_tensor), untouched; only attention's input is "
               "normalised (pre-norm, until step 6).",
-              "残差路径上传的是 LayerNorm(x)：BertSelfOutput 应把注意力的输出加到块的输入 x 本身"
+              "残差连接上传的是 LayerNorm(x)：BertSelfOutput 应把注意力的输出加到块的输入 x 本身"
               "（input_tensor）上，不做改动；只有注意力的输入要归一化（前置归一化，直到第 6 步）。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
              "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
@@ -544,7 +544,7 @@ MISTAKES = [
      "hint": ("Dropout comes before dense: BertSelfOutput drops part of dense's output (v6's "
               "resid_dropout after proj), just before it joins the residual path.",
               "dropout 放在了 dense 之前：BertSelfOutput 要丢掉的是 dense 输出的一部分（v6 里 proj "
-              "之后的 resid_dropout），也就是加回残差路径之前。"),
+              "之后的 resid_dropout），也就是加回残差连接之前。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
              "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
     {"exercise": "v7_bert_layer/03-hf-ffn",
@@ -562,7 +562,7 @@ MISTAKES = [
                 "self.output.LayerNorm(attention_output))")],
      "hint": ("The residual path carries LayerNorm(x): BertOutput adds the FFN's output to its "
               "input x itself (input_tensor), untouched; only the FFN's input is normalised.",
-              "残差路径上传的是 LayerNorm(x)：BertOutput 应把前馈网络的输出加到它的输入 x 本身"
+              "残差连接上传的是 LayerNorm(x)：BertOutput 应把前馈网络的输出加到它的输入 x 本身"
               "（input_tensor）上，不做改动；只有前馈网络的输入要归一化。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
              "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
@@ -1299,13 +1299,13 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                     "\n开始一个：  python tools/exercise.py v5_ffn   （一次做完一级，或逐个步骤来）"),
     "docstring": ("Exercise {name}: {what}.\n\nWhat to build: {task}\n\nEdit the lesson part above "
                   "the fence; leave the plumbing below it as it is.\n"
-                  "Check:       python tools/exercise.py {name} --check\n"
-                  "Train it:    {run}\n"
-                  "Start over:  delete this file, then python tools/exercise.py {name}\n",
+                  "Check it:\n    python tools/exercise.py {name} --check\n"
+                  "Then train it:\n    {run}\n"
+                  "Start over: delete this file, then python tools/exercise.py {name}\n",
                   "练习 {name}：{what}。\n\n要写的：{task}\n\n只改分隔线上面的课程部分；"
                   "下面的管道代码保持原样。\n"
-                  "检查：    python tools/exercise.py {name} --check\n"
-                  "训练：    {run}\n"
+                  "检查：\n    python tools/exercise.py {name} --check\n"
+                  "通过后训练：\n    {run}\n"
                   "重新开始：删掉这个文件，再运行 python tools/exercise.py {name}\n"),
 }
 

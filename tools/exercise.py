@@ -113,7 +113,9 @@ def starting_file(name, start, target, lang):
 
 
 def run_command(name):
-    out = Path("runs", "exercises", *name.split("/"), *(["rung"] if "/" not in name else []))
+    """The full training of the exercise's file, into a folder of its own under runs/mine."""
+    rung, _, step = name.partition("/")
+    out = f"runs/mine/{rung}" + f"-{step[:2]}" * bool(step)  # v6_block-02: beside the rung's
     return f"python {Path('exercises', name, 'train.py')} --out {out}"
 
 
@@ -359,8 +361,8 @@ def close(a, b):
             not a or type(a[0]) is not bool or a == b)
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
-    if isinstance(a, float) and isinstance(b, float):
-        return math.isclose(a, b, rel_tol=RTOL, abs_tol=ATOL)
+    if isinstance(a, float) and isinstance(b, float):  # eps 1e-12 is not 1e-5
+        return math.isclose(a, b, rel_tol=RTOL)
     return type(a) is type(b) and a == b
 
 
@@ -437,8 +439,10 @@ def difference(stage, mine, theirs, target, ctx):
                                             "size": size}
             if not close(p["logits"], q["logits"]) or not close(p["loss"], q["loss"]):
                 return "logits", {"size": size}
-            name = next(k for k in q["grads"] if not close(p["grads"][k], q["grads"][k]))
-            return "grads", {"name": name, "size": size}
+            name = next((k for k in q["grads"] if not close(p["grads"][k], q["grads"][k])), None)
+            if name:
+                return "grads", {"name": name, "size": size}
+        return "logits", {"size": "default"}  # not reached: same_outputs found a difference
     if stage == "batches":
         return "batches", {}
     if stage == "causality":
@@ -521,11 +525,12 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
                 if stage == "outputs":
                     known.ctx.learner_causality = causality(learner, known.ctx)
             if not agree(mine, theirs):
-                if stage == "calls" and (raised := next((p for p, q in zip(mine, theirs) if
-                                                         isinstance(p, Raising) and p != q), 0)):
+                m = mistake(known, stage, mine, agree)
+                if not m and stage == "calls" and (raised := next((
+                        p for p, q in zip(mine, theirs) if isinstance(p, Raising) and p != q), 0)):
                     raise Raised(their_frames(raised.error, path))  # their bug, not our call
                 key, values = difference(stage, mine, theirs, known.target, known.ctx)
-                raise Differs(stage, key, mistake=mistake(known, stage, mine, agree), **values)
+                raise Differs(stage, key, mistake=m, **values)
             say(text["ok"][zh].format(stage=text[f"stage:{stage}"][zh]))
     except Differs as d:
         values = {k: text.get(f"size:{v}", (v, v))[zh] if k == "size" else v
