@@ -100,9 +100,9 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "output_attentions.",
         "把 v6 的块重写成 HuggingFace 的 BertLayer，全用 HF 的名字（BertConfig、BertEmbeddings、"
         "BertSelfAttention、BertSelfOutput、BertAttention、BertIntermediate、BertOutput、"
-        "encoder.layer）：query、key、value 带偏置，后置归一化 LayerNorm(x + f(x))（eps 为 "
-        "1e-12），嵌入之后有层归一化、输出层之前没有，激活函数按名字取（hidden_act：GELU）。"
-        "再加上 HF 的加性因果掩码、generate 用的键值缓存、分块计算的前馈网络、交叉注意力，"
+        "encoder.layer）：query、key、value 带偏置，后置规范化 LayerNorm(x + f(x))（eps 为 "
+        "1e-12），嵌入之后有层规范化、输出层之前没有，激活函数按名字取（hidden_act：GELU）。"
+        "再加上 HF 的加性因果掩码、generate 用的键值缓存、分段计算的前馈网络、交叉注意力，"
         "以及 head_mask 和 output_attentions。"),
     "v7_bert_layer/01-config": (
         "Put the sizes into a dataclass BertConfig with HF's field names (vocab_size, "
@@ -121,7 +121,7 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "把注意力拆成 HF 的三个类：BertSelfAttention（query、key、value、transpose_for_scores、"
         "因果掩码）、BertSelfOutput（dense、dropout，再把 input_tensor 加回来），以及把两者分别"
         "存为 self 和 output 的 BertAttention；v6 的 ln1 改叫 output.LayerNorm，仍然最先作用"
-        "（前置归一化）。"),
+        "（前置规范化）。"),
     "v7_bert_layer/03-hf-ffn": (
         "Split the FFN into BertIntermediate (dense from C to intermediate_size, a new flag and "
         "config field, then ReLU) and BertOutput (dense back to C, dropout, then input_tensor "
@@ -145,9 +145,9 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "input_tensor) and the sublayers read x itself; BertEmbeddings ends with a LayerNorm and "
         "dropout, ln_f goes, and every LayerNorm takes eps from the config's layer_norm_eps "
         "(1e-12).",
-        "改成后置归一化：BertSelfOutput 和 BertOutput 返回 LayerNorm(dense 的输出 + "
-        "input_tensor)，子层直接读 x；BertEmbeddings 最后加上层归一化和 dropout，去掉 ln_f，"
-        "所有层归一化的 eps 都取 config 里的 layer_norm_eps（1e-12）。"),
+        "改成后置规范化：BertSelfOutput 和 BertOutput 返回 LayerNorm(dense 的输出 + "
+        "input_tensor)，子层直接读 x；BertEmbeddings 最后加上层规范化和 dropout，去掉 ln_f，"
+        "所有层规范化的 eps 都取 config 里的 layer_norm_eps（1e-12）。"),
     "v7_bert_layer/07-gelu": (
         "Let BertIntermediate take its activation by name from hidden_act (a new flag and config "
         "field, default gelu: the exact GELU) through HF's table ACT2FN (gelu, gelu_new, relu, "
@@ -188,7 +188,7 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "generate runs unchunked.",
         "用 HF 的 apply_chunking_to_forward 让前馈网络每次只算 chunk_size_ff 个位置（新的超参数；"
         "config 里叫 chunk_size_feed_forward；0 表示一次算完），沿 T 切块（seq_len_dim）；"
-        "块大小不能整除 block_size 时模型报错，generate 时不分块。"),
+        "分段长度不能整除 block_size 时模型报错，generate 时不分段。"),
     "v7_bert_layer/12-cross-attention": (
         "Add cross-attention (add_cross_attention in the config, for a decoder only): a BertLayer "
         "gets a second BertAttention, crossattention, with queries from the layer and keys and "
@@ -526,7 +526,7 @@ MISTAKES = [
               "the block's input x itself (input_tensor), untouched; only attention's input is "
               "normalised (pre-norm, until step 6).",
               "残差连接上传的是 LayerNorm(x)：BertSelfOutput 应把注意力的输出加到块的输入 x 本身"
-              "（input_tensor）上，不做改动；只有注意力的输入要归一化（前置归一化，直到第 6 步）。"),
+              "（input_tensor）上，不做改动；只有注意力的输入要归一化（前置规范化，直到第 6 步）。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
              "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
     {"exercise": "v7_bert_layer/02-rename-attention",
@@ -534,7 +534,7 @@ MISTAKES = [
                 "self_outputs = self.self(hidden_states)")],
      "hint": ("Attention reads x itself: until step 6 the LayerNorm (v6's ln1, now "
               "BertSelfOutput's LayerNorm) still comes first, on attention's input, as in v6.",
-              "注意力直接读了 x：直到第 6 步，层归一化（v6 的 ln1，现在是 BertSelfOutput 的 "
+              "注意力直接读了 x：直到第 6 步，层规范化（v6 的 ln1，现在是 BertSelfOutput 的 "
               "LayerNorm）仍然最先作用在注意力的输入上，和 v6 一样。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
              "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
@@ -628,7 +628,7 @@ MISTAKES = [
      "hint": ("The LayerNorms still come first, on each sublayer's input (pre-norm, v6's "
               "x + f(LN(x))): BERT normalises after the addition, LN(x + f(x)), so the residual "
               "stream itself is normalised after every sublayer.",
-              "层归一化仍然放在最前面，作用在每个子层的输入上（前置归一化，即 v6 的 "
+              "层规范化仍然放在最前面，作用在每个子层的输入上（前置规范化，即 v6 的 "
               "x + f(LN(x))）：BERT 在相加之后才归一化，即 LN(x + f(x))，所以每个子层之后"
               "残差流本身都被归一化一次。"),
      "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
@@ -639,8 +639,8 @@ MISTAKES = [
      "hint": ("The embeddings reach the first layer without their LayerNorm: under post-norm "
               "nothing else normalises the stream before layer 0's attention, so BertEmbeddings "
               "ends with a LayerNorm, then dropout.",
-              "嵌入没有经过它的层归一化就进了第一层：后置归一化时，第 0 层的注意力之前再没有别的"
-              "地方归一化残差流，所以 BertEmbeddings 最后要做层归一化，再做 dropout。"),
+              "嵌入没有经过它的层规范化就进了第一层：后置规范化时，第 0 层的注意力之前再没有别的"
+              "地方归一化残差流，所以 BertEmbeddings 最后要做层规范化，再做 dropout。"),
      "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
              "阶段二：BERT 的计算（第 5 到 7 步）")},
     {"exercise": "v7_bert_layer/06-post-norm",
@@ -652,16 +652,16 @@ MISTAKES = [
                 "        logits = self.lm_head(x)  # (B, T, vocab_size)\n")],
      "hint": ("The final LayerNorm ln_f is still there: under post-norm every layer already ends "
               "in a LayerNorm, so BERT has none before the head.",
-              "最后的层归一化 ln_f 还在：后置归一化时每一层都以层归一化结束，所以 BERT 在输出层"
-              "之前没有层归一化。"),
+              "最后的层规范化 ln_f 还在：后置规范化时每一层都以层规范化结束，所以 BERT 在输出层"
+              "之前没有层规范化。"),
      "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
              "阶段二：BERT 的计算（第 5 到 7 步）")},
     {"exercise": "v7_bert_layer/06-post-norm",
      "edits": [("layer_norm_eps: float = 1e-12", "layer_norm_eps: float = 1e-05")],
      "hint": ("The LayerNorms use eps 1e-5, PyTorch's default: BERT's is 1e-12, the config's "
               "layer_norm_eps, and every LayerNorm takes it from there.",
-              "层归一化用的 eps 是 PyTorch 默认的 1e-5：BERT 用的是 1e-12，即 config 里的 "
-              "layer_norm_eps，每个层归一化都从那里取。"),
+              "层规范化用的 eps 是 PyTorch 默认的 1e-5：BERT 用的是 1e-12，即 config 里的 "
+              "layer_norm_eps，每个层规范化都从那里取。"),
      "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
              "阶段二：BERT 的计算（第 5 到 7 步）")},
     {"exercise": "v7_bert_layer/07-gelu",
@@ -696,7 +696,7 @@ MISTAKES = [
      "hint": ("The mask hides the diagonal too: a position sees its own key as well as the "
               "earlier ones; only the keys after it get the lowest float (position 0, seeing "
               "nothing, would spread its attention over the future).",
-              "掩码把对角线也遮住了：每个位置既看得见前面的键，也看得见它自己的键；只有它之后的"
+              "掩码把对角线也掩蔽了：每个位置既看得见前面的键，也看得见它自己的键；只有它之后的"
               "键才是最小的浮点数（位置 0 什么都看不见，注意力就会平均分到未来的位置上）。"),
      "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
              "阶段三：解码（第 8 到 10 步）")},
@@ -765,7 +765,7 @@ MISTAKES = [
      "hint": ("The chunk size never reaches the config: the layers keep BertConfig's 0 and run "
               "the FFN on every position at once. The numbers agree either way; the memory "
               "saving never comes.",
-              "块大小没有传进 config：各层保留 BertConfig 的 0，前馈网络一次算完所有位置。"
+              "分段长度没有传进 config：各层保留 BertConfig 的 0，前馈网络一次算完所有位置。"
               "数值两种都一样，只是省不了内存。"),
      "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
              "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
@@ -796,7 +796,7 @@ MISTAKES = [
               "thrown away: the FFN reads what cross-attention returns (its own residual and "
               "LayerNorm included).",
               "前馈网络读的是自注意力的输出，交叉注意力算完就被丢掉了：前馈网络要读交叉注意力的"
-              "输出（其中已含它自己的残差连接和层归一化）。"),
+              "输出（其中已含它自己的残差连接和层规范化）。"),
      "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
              "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
     {"exercise": "v7_bert_layer/13-hf-interface",
