@@ -46,8 +46,6 @@ def test_the_starting_file_fails(name, tmp_path):
 
 
 MUTANTS = [(m["exercise"], i, m) for i, m in enumerate(catalogue.MISTAKES)]
-RUNG_MUTANTS = [(name, m) for name in exercise.VERSIONS[1:] for m in
-                catalogue.mistakes_for(name, dict((n, t) for n, _, t in EVERY)[name])]
 
 
 @pytest.mark.parametrize("name, index, mistake", MUTANTS,
@@ -58,13 +56,6 @@ def test_each_mistake_fails_with_its_own_hint(name, index, mistake, tmp_path):
     assert applied, f"mistake {index}'s edit does not apply to {name}'s program"
     passed, said = run_check(name, applied[0]["text"], tmp_path)
     assert not passed and mistake["hint"][0] in " ".join(said.split()), said
-
-
-@pytest.mark.parametrize("name, mistake", RUNG_MUTANTS,
-                         ids=[f"{n}-{m['exercise'].split('/')[-1]}" for n, m in RUNG_MUTANTS])
-def test_a_step_s_mistake_made_in_the_whole_rung_fails_too(name, mistake, tmp_path):
-    passed, said = run_check(name, mistake["text"], tmp_path)
-    assert not passed, said
 
 
 def test_each_mistake_names_a_doc_section_that_exists():

@@ -31,12 +31,12 @@ Exit status: 0 passed, 1 your code differs (or raised), 2 bad input to the tool.
 import ast
 import contextlib
 import hashlib
-import importlib.util
 import io
 import locale
 import math
 import os
 import sys
+import tempfile
 import textwrap
 import traceback
 import types
@@ -53,9 +53,9 @@ DATA = ROOT / "data" / "tinyplays.txt"
 SMALL = {"batch_size": 2, "block_size": 5, "n_embd": 12, "n_head": 3, "n_layer": 2,
          "dropout": 0.1, "intermediate_size": 20, "chunk_size_ff": 1,  # odd: a swap fails
          "sample_chars": 60}  # past block_size, so that generation must slide its window
-TRAIN_STEPS = 25  # the short training: steps at the default sizes
+TRAIN_STEPS, TRAIN_SIZES = 15, 0  # the short training: 15 steps at the small sizes
 # Float tolerances. Right code in another order rounds differently: v4's list of heads and its
-# batched heads (one function) differ by 3e-7 in a logit, 6e-9 in a gradient and 5e-7 in a loss
+# batched heads (one function) differ by 3e-7 in a logit, 6e-9 in a gradient and 1e-6 in a loss
 # over the short training (tools/maintainers/bench_exercises.py measures it). A catalogued
 # mistake differs by 1e-3 or more.
 ATOL, RTOL = 1e-5, 1e-4
@@ -145,12 +145,11 @@ def import_learner(path):
         for call in ast.walk(node):
             if isinstance(call, ast.Call) and getattr(call.func, "id", "") in ("main", "train"):
                 raise Differs("imports", "main_on_import", line=call.lineno)
-    name = f"exercise_{zlib.crc32(str(path).encode())}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    module = types.ModuleType(f"exercise_{zlib.crc32(str(path).encode())}")
+    module.__file__ = str(path)
+    sys.modules[module.__name__] = module  # a dataclass looks its module up
     with learners(path):
-        spec.loader.exec_module(module)
+        exec(compile(tree, str(path), "exec"), module.__dict__)  # parsed once, above
     return module
 
 
@@ -186,10 +185,30 @@ class Differs(Exception):
 
 # ------------------------------------------------------------------ what a check compares
 def settings(target, small):
-    """The target's args: its defaults, or the small odd sizes for the flags it has."""
+    """The target's args: its defaults, or the small odd sizes for the flags it has (and a
+    short text: v8's sample() reads --data whole)."""
     flags = [f"--{k.replace('_', '-')}={v}" for k, v in SMALL.items()
              if small and k in target.HYPERPARAMETERS]
-    return target.parse_args([*flags, "--device", "cpu", "--data", str(DATA)])
+    return target.parse_args([*flags, "--device", "cpu", "--data", str(
+        short_text() if small else DATA)])
+
+
+def short_text():
+    """A file of every character of the corpus, then its first 5,000 characters: the same
+    vocabulary in a text read in a millisecond."""
+    global SHORT
+    if SHORT is None:
+        SHORT = tempfile.TemporaryDirectory()  # removed when the check ends
+        text = DATA.read_text(encoding="utf-8")
+        Path(SHORT.name, "short.txt").write_text("".join(sorted(set(text))) + text[:5000],
+                                                 encoding="utf-8")
+    return Path(SHORT.name, "short.txt")
+
+
+SHORT = None
+
+
+TEXTS = {}  # (read_data's code, its constants): the vocabulary and the splits it gave
 
 
 class Context:
@@ -200,8 +219,11 @@ class Context:
         import torch
 
         torch.set_num_threads(1)  # as train.py runs: the same rounding on any machine
-        self.torch, self.target = torch, target
-        self.chars, self.splits = target.read_data(DATA)
+        self.torch, self.target, self.path = torch, target, Path(target.__file__)
+        key = (target.read_data.__code__.co_code, target.read_data.__code__.co_consts)
+        if key not in TEXTS:  # the same read_data in most exercises: read once
+            TEXTS[key] = target.read_data(DATA)
+        self.chars, self.splits = TEXTS[key]
         self.configs = [settings(target, small) for small in (True, False)]
         self.batches, self.weights = [], []
         for args in self.configs:
@@ -211,11 +233,17 @@ class Context:
                                  build(target, self, args).named_parameters()})
 
 
+def seed(torch, number):
+    """torch.manual_seed(number) for the CPU, without its checks: a check seeds thousands of
+    times, and each of those costs a millisecond."""
+    torch.default_generator.manual_seed(number)
+
+
 def build(module, ctx, args, weights=None):
     """module's LanguageModel with the target's MODEL_ARGS from args, seeded as train.py seeds
     it; weights (by name) copied in."""
     torch = ctx.torch
-    torch.manual_seed(args.seed)
+    seed(torch, args.seed)
     model = module.LanguageModel(len(ctx.chars),
                                  **{k: getattr(args, k) for k in ctx.target.MODEL_ARGS})
     if weights:
@@ -255,7 +283,7 @@ def outputs(module, ctx):
             names.setdefault(id(m), []).append(n)
         hooks = [m.register_forward_hook(lambda m, i, o, n=n: calls.setdefault(n, []).append(o))
                  for n, m in model.named_modules() if n and len(names[id(m)]) == 1]
-        torch.manual_seed(1)  # dropout draws the same masks
+        seed(torch, 1)  # dropout draws the same masks
         logits, loss = model(x, y)
         loss.backward()
         for h in hooks:
@@ -295,18 +323,22 @@ def fill(model):
 def calls(module, ctx):
     """The rung's other calls (catalogue.CALLS), each evaluated from the target's weights."""
     torch, args, (x, y) = ctx.torch, ctx.configs[0], ctx.batches[0]
-    results = []
+    model, results = build(module, ctx, args, ctx.weights[0]).eval(), []
     for text in ctx.calls:
-        model = build(module, ctx, args, ctx.weights[0]).eval()
-        torch.manual_seed(3)
+        seed(torch, 3)
         names = {"model": model, "m": module, "x": x, "y": y, "args": args, "torch": torch,
                  "chars": ctx.chars, "fill": fill, "h": torch.randn(2, 5, 12)}
         try:
+            if text not in CODE:
+                CODE[text] = compile(text, "<call>", "eval")
             with contextlib.redirect_stdout(io.StringIO()):
-                results.append(eval(text, names))  # noqa: S307 the catalogue's own calls
+                results.append(eval(CODE[text], names))  # noqa: S307 the catalogue's own
         except Exception as e:  # the target's own refusals are part of what it does
             results.append(Raising(e))
     return results
+
+
+CODE = {}  # each call's text, compiled once
 
 
 class Raising:
@@ -337,11 +369,11 @@ class Log:
 
 def training(module, ctx):
     """TRAIN_STEPS steps of the module's own train() from the target's weights: the losses."""
-    args = ctx.configs[1]
+    args = ctx.configs[TRAIN_SIZES]
     short = type(args)(**{**vars(args), "max_iters": TRAIN_STEPS, "eval_interval": TRAIN_STEPS,
                           "eval_iters": 2})
-    model, log = build(module, ctx, args, ctx.weights[1]), Log()
-    ctx.torch.manual_seed(4)
+    model, log = build(module, ctx, args, ctx.weights[TRAIN_SIZES]), Log()
+    seed(ctx.torch, 4)
     module.train(model, ctx.splits, short, log)
     return log.losses
 
@@ -449,8 +481,9 @@ def difference(stage, mine, theirs, target, ctx):
         return ("peeks" if any(mine[:-1]) else "blind"), {}
     if stage == "calls":
         i = next(i for i, (p, q) in enumerate(zip(mine, theirs)) if not close(p, q))
-        return "calls", {"call": ctx.calls[i], "value": summary(theirs[i]),
-                         "yours": summary(mine[i], theirs[i])}
+        where, p, q = first_difference(mine[i], theirs[i])
+        return "calls", {"call": ctx.calls[i] + where, "value": summary(q),
+                         "yours": summary(p, q)}
     i = next((i for i, (p, q) in enumerate(zip(mine, theirs)) if abs(p - q) > LOSS_TOL), 0)
     return "training", {"yours": f"{mine[i]:.6f}" if i < len(mine) else "none",
                         "value": f"{theirs[i]:.6f}"}
@@ -477,22 +510,31 @@ def flat(value):
     return []
 
 
+def first_difference(mine, theirs, where=""):
+    """(where, my part, their part): the first item, however deep, where mine and theirs part."""
+    if isinstance(mine, (list, tuple)) and isinstance(theirs, (list, tuple)) and \
+            len(mine) == len(theirs):
+        for i, (p, q) in enumerate(zip(mine, theirs)):
+            if not close(p, q):
+                return first_difference(p, q, f"{where}[{i}]")
+    if isinstance(mine, dict) and isinstance(theirs, dict) and mine.keys() == theirs.keys():
+        for k in mine:
+            if not close(mine[k], theirs[k]):
+                return first_difference(mine[k], theirs[k], f"{where}[{k!r}]")
+    return where, mine, theirs
+
+
 def summary(value, other=None):
     """value in a few words; where it has other's shape, how far it is from other."""
     import torch
 
     if isinstance(value, torch.Tensor):
+        far = ""
         if isinstance(other, torch.Tensor) and other.shape == value.shape and \
                 value.is_floating_point() and other.is_floating_point():
-            far = (value - other).abs().max().item()
-            return f"a tensor of shape {tuple(value.shape)}, up to {far:.2g} from the target's"
-        return f"a tensor of shape {tuple(value.shape)}"
-    if isinstance(value, (list, tuple)) and isinstance(other, (list, tuple)) and \
-            len(value) == len(other):
-        i = next((i for i, (p, q) in enumerate(zip(value, other)) if not close(p, q)), 0)
-        return f"a {type(value).__name__} of {len(value)} whose item {i} is " + \
-            summary(value[i], other[i])
-    if isinstance(value, (list, tuple)):
+            far = f", up to {(value - other).abs().max().item():.2g} from the target's"
+        return f"a tensor of shape {tuple(value.shape)}{far}"
+    if isinstance(value, (list, tuple, dict)):
         return f"a {type(value).__name__} of {len(value)}"
     return one_line(repr(value))[:80]
 
@@ -557,12 +599,15 @@ def wrap(message):
 
 def mistake(known, stage, mine, agree):
     """The first catalogued mistake whose observation at stage agrees with the learner's."""
+    observe, agree = MATCH.get(stage, (STAGES_BY_NAME[stage], agree))
     for i, m in enumerate(known.mistakes):
         if (i, stage) not in known.seen:
             try:
-                module = load_text(m["text"], f"mistake_{i}", Path(known.target.__file__))
+                if i not in known.seen:  # the mistake's program, loaded once
+                    known.seen[i] = load_text(m["text"], f"mistake_{i}", known.ctx.path)
+                module = known.seen[i]
                 with contextlib.redirect_stdout(io.StringIO()):
-                    known.seen[i, stage] = STAGES_BY_NAME[stage](module, known.ctx)
+                    known.seen[i, stage] = observe(module, known.ctx)
             except Exception:  # a mistake that raises here matches nothing
                 known.seen[i, stage] = None
         if known.seen[i, stage] is not None and agree(mine, known.seen[i, stage]):
@@ -570,7 +615,19 @@ def mistake(known, stage, mine, agree):
     return None
 
 
+def logits(module, ctx):
+    """The logits and the loss at the small sizes, as outputs() computes them first: enough to
+    tell one mistake from another, at a tenth of the work."""
+    model = build(module, ctx, ctx.configs[0], ctx.weights[0])
+    seed(ctx.torch, 1)
+    with ctx.torch.no_grad():
+        found, loss = model(*ctx.batches[0])
+    return {"logits": found, "loss": loss}
+
+
 STAGES_BY_NAME = {stage: observe for stage, observe, _ in STAGES}
+MATCH = {"outputs": (logits, lambda mine, theirs: close(mine[0]["logits"], theirs["logits"])
+                     and close(mine[0]["loss"], theirs["loss"]))}
 
 
 def doc_section(m, zh):

@@ -13,9 +13,8 @@ exercise's check takes, as a learner runs it (a fresh process, the target as the
    own process, one thread, as on a learner's machine: the seconds from start to exit, then
    the slowest and the median.
 """
-import argparse
-import io
 import contextlib
+import io
 import statistics
 import subprocess
 import sys
@@ -25,25 +24,33 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import exercise  # noqa: E402
-from common import ROOT  # noqa: E402
+from common import ROOT, ArgumentParser, command  # noqa: E402
+
+
+def paired(ctx, sizes):
+    """Step 05's model and step 06's at ctx.configs[sizes], with the same weights: step 05's
+    heads' (hs, C) matrices stacked into step 06's (C, C) ones."""
+    import torch
+
+    a = exercise.build(ctx.heads_list, ctx, ctx.configs[sizes])
+    b = exercise.build(ctx.target, ctx, ctx.configs[sizes])
+    with torch.no_grad():
+        for name in ("query", "key", "value"):
+            getattr(b.sa_heads, name).weight.copy_(torch.cat(
+                [getattr(h, name).weight for h in a.sa_heads.heads]))
+        for name in ("token_embedding_table", "position_embedding_table", "lm_head"):
+            getattr(b, name).load_state_dict(getattr(a, name).state_dict())
+    return a, b
 
 
 def tolerance():
     import torch
 
     steps = {name: text for name, _, text in exercise.exercises()}
-    heads_list = exercise.load_text(steps["v4_multihead/05-heads-list"], "list", ROOT / "a.py")
     batched = exercise.load_text(steps["v4_multihead/06-heads-batched"], "batched", ROOT / "b.py")
     ctx = exercise.Context(batched)
-    args = ctx.configs[1]
-    a = exercise.build(heads_list, ctx, args)
-    b = exercise.build(batched, ctx, args)
-    with torch.no_grad():  # the heads' (hs, C) matrices, stacked: the batched (C, C) ones
-        for name in ("query", "key", "value"):
-            getattr(b.sa_heads, name).weight.copy_(torch.cat(
-                [getattr(h, name).weight for h in a.sa_heads.heads]))
-        for name in ("token_embedding_table", "position_embedding_table", "lm_head"):
-            getattr(b, name).load_state_dict(getattr(a, name).state_dict())
+    ctx.heads_list = exercise.load_text(steps["v4_multihead/05-heads-list"], "list", ROOT / "a.py")
+    a, b = paired(ctx, 1)
     x, y = ctx.batches[1]
     (la, lossa), (lb, lossb) = a(x, y), b(x, y)
     lossa.backward()
@@ -54,18 +61,18 @@ def tolerance():
     print(f"list of heads against batched heads, default sizes: largest difference in a logit "
           f"{(la - lb).abs().max().item():.1e}, in a gradient {grad:.1e}")
     losses = []
-    for module, model in ((heads_list, a), (batched, b)):
-        model.zero_grad()
+    for module, model in zip((ctx.heads_list, batched), paired(ctx, exercise.TRAIN_SIZES)):
         log = exercise.Log()
         torch.manual_seed(4)
+        args = ctx.configs[exercise.TRAIN_SIZES]
         with contextlib.redirect_stdout(io.StringIO()):
             module.train(model, ctx.splits, type(args)(**{
                 **vars(args), "max_iters": exercise.TRAIN_STEPS,
                 "eval_interval": exercise.TRAIN_STEPS, "eval_iters": 2}), log)
         losses.append(log.losses)
     worst = max(abs(p - q) for p, q in zip(*losses))
-    print(f"  after {exercise.TRAIN_STEPS} training steps: largest difference in a loss "
-          f"{worst:.1e}")
+    print(f"  the check's short training ({exercise.TRAIN_STEPS} steps): largest difference in a "
+          f"loss {worst:.1e}")
     print(f"the checker allows: ATOL {exercise.ATOL:.0e}, RTOL {exercise.RTOL:.0e}, losses "
           f"{exercise.LOSS_TOL:.0e}")
 
@@ -91,14 +98,16 @@ def timings(only):
           f"{statistics.median(times):.2f} s, all passed: {all(r[2] == 0 for r in rows)}")
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+@command
+def main(argv=None):
+    p = ArgumentParser(__file__, __doc__)
     p.add_argument("--only", default="", help="the exercises whose names start so")
-    args = p.parse_args()
+    args = p.parse_args(argv)
     if not args.only:
         tolerance()
     timings(args.only)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
