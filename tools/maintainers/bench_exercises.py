@@ -9,9 +9,9 @@ exercise's check takes, as a learner runs it (a fresh process, the target as the
    weights (step 05's heads stacked into step 06's matrices) the script prints the largest
    difference in a logit, in a gradient, and in a loss over the check's short training. The
    checker's ATOL and LOSS_TOL must sit above these and below what a catalogued mistake gives.
-2. Time. Every exercise's target checked by `tools/exercise.py NAME --check --file FILE` in its
-   own process, one thread, as on a learner's machine: the seconds from start to exit, then
-   the slowest and the median.
+2. Time. Every exercise's target and starting file checked by `tools/exercise.py NAME --check
+   --file FILE` in its own process, one thread, as on a learner's machine: the seconds from
+   start to exit, then the slowest and the median.
 """
 import contextlib
 import io
@@ -77,25 +77,35 @@ def tolerance():
           f"{exercise.LOSS_TOL:.0e}")
 
 
+def seconds(name, text, folder):
+    """(seconds, exit status) of checking text as the exercise name, in a process of its own."""
+    path = Path(folder, name.replace("/", "-") + ".py")
+    path.write_text(text, encoding="utf-8")
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "tools/exercise.py", name, "--check", "--file",
+                           str(path)], cwd=ROOT, capture_output=True, text=True,
+                          env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"})
+    return time.perf_counter() - start, done.returncode
+
+
 def timings(only):
+    """Each exercise's check of its target (it passes every stage) and of its starting file
+    (it fails, and the catalogue is searched for the mistake): the seconds, as a learner waits."""
     rows = []
+    print(f"{'exercise':<40} {'target':>8} {'start':>8}")
     with tempfile.TemporaryDirectory() as folder:
-        for name, _, target in exercise.exercises():
-            if not name.startswith(only):
-                continue
-            path = Path(folder, name.replace("/", "-") + ".py")
-            path.write_text(target, encoding="utf-8")
-            start = time.perf_counter()
-            done = subprocess.run([sys.executable, "tools/exercise.py", name, "--check", "--file",
-                                   str(path)], cwd=ROOT, capture_output=True, text=True,
-                                  env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"})
-            seconds = time.perf_counter() - start
-            rows.append((name, seconds, done.returncode))
-            print(f"{name:<40} {seconds:5.2f} s  exit {done.returncode}", flush=True)
-    times = [s for _, s, _ in rows]
-    slowest = max(rows, key=lambda r: r[1])
-    print(f"{len(rows)} checks: slowest {slowest[1]:.2f} s ({slowest[0]}), median "
-          f"{statistics.median(times):.2f} s, all passed: {all(r[2] == 0 for r in rows)}")
+        for name, start, target in exercise.exercises():
+            if name.startswith(only):
+                rows.append((name, seconds(name, target, folder),
+                             seconds(name, exercise.starting_file(name, start, target, "en"),
+                                     folder)))
+                (t, a), (s, b) = rows[-1][1:]
+                print(f"{name:<40} {t:6.2f} s {s:6.2f} s  exit {a} and {b}", flush=True)
+    times = sorted((t, name) for name, *both in rows for t, _ in both)
+    passed, failed = all(r[1][1] == 0 for r in rows), all(r[2][1] == 1 for r in rows)
+    print(f"{len(times)} checks: slowest {times[-1][0]:.2f} s ({times[-1][1]}), median "
+          f"{statistics.median(t for t, _ in times):.2f} s; every target passed: {passed}, "
+          f"every start failed: {failed}")
 
 
 @command
