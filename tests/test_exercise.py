@@ -252,3 +252,15 @@ def test_an_exercise_file_trains_and_generates_as_its_rung_s_train_py_does(works
     assert call_main(module, tiny_args(tiny_corpus, tmp_path / "run")) == 0
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == module.RUN
     assert call_main(module, ["--generate", "--out", tmp_path / "run", "--sample-chars", 5]) == 0
+
+
+def test_the_tolerance_sits_far_above_what_rounding_gives_and_the_reference_says_so(capsys):
+    """v4's list of heads against its batched heads: one function, rounded two ways."""
+    bench = load_tool("maintainers/bench_exercises")
+    logit, grad, loss = bench.tolerance()
+    assert 0 < logit < exercise.ATOL / 10 and grad < exercise.ATOL / 10
+    assert 0 < loss < exercise.LOSS_TOL / 10
+    said = " ".join((ROOT / "reference" / "README.md").read_text(encoding="utf-8").split())
+    assert (f"allows {exercise.ATOL:.0e} (absolute) and {exercise.RTOL:.0e} (relative) in a "
+            f"tensor, {exercise.LOSS_TOL:.0e} in a loss") in said
+    assert f"over the check's {exercise.TRAIN_STEPS} training steps" in said

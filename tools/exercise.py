@@ -530,9 +530,12 @@ def summary(value, other=None):
 
     if isinstance(value, torch.Tensor):
         far = ""
-        if isinstance(other, torch.Tensor) and other.shape == value.shape and \
-                value.is_floating_point() and other.is_floating_point():
-            far = f", up to {(value - other).abs().max().item():.2g} from the target's"
+        if isinstance(other, torch.Tensor) and other.shape == value.shape:
+            if value.is_floating_point() and other.is_floating_point():
+                far = f", up to {(value - other).abs().max().item():.2g} from the target's"
+            else:
+                far = f", {(value != other).sum().item()} of its {value.numel()} items not " \
+                      "the target's"
         return f"a tensor of shape {tuple(value.shape)}{far}"
     if isinstance(value, (list, tuple, dict)):
         return f"a {type(value).__name__} of {len(value)}"
