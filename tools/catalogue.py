@@ -426,6 +426,13 @@ MISTAKES = [
               "output replaces x.",
               "前馈网络的输出加到了 x 上：残差连接是 v6 的内容。v5 里前馈网络的输出直接取代 x。"),
      "doc": V5},
+    {"exercise": "v5_ffn",
+     "edits": [("        x = self.ffwd(x)  # (B, T, C): each position computes on what it "
+                "gathered\n", "")],
+     "hint": ("The FFN is built but never called: each position's gathered vector must go "
+              "through it before the head.",
+              "前馈网络建了却没有调用：每个位置收集到的向量要先经过它，再进输出层。"),
+     "doc": V5},
     {"exercise": "v6_block/01-blocks",
      "edits": [("        x = self.sa(x)  # (B, T, C): each position gathers from the ones before "
                 "it\n        x = self.ffwd(x)  # (B, T, C): each position computes on what it "
@@ -1282,6 +1289,7 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "training": ("the model and the batches agree, yet the losses part: {yours} where the target "
                  "has {value} (the training loop differs)",
                  "模型和批次都一致，损失却分开了：你的是 {yours}，目标是 {value}（训练循环不同）"),
+    "doc": ('{path}, "{section}"', "{path} 的“{section}”"),
     "checking": ("checking {path} against {name}", "检查 {path}，对照 {name}"),
     "written": ("wrote {path}: {task}\nWhen you think it is done:  python tools/exercise.py "
                 "{name} --check",
@@ -1297,7 +1305,7 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                   "Check it:\n    python tools/exercise.py {name} --check\n"
                   "Then train it:\n    {run}\n"
                   "Start over: delete this file, then python tools/exercise.py {name}\n",
-                  "练习 {name}：{what}。\n\n要写的：{task}\n\n只改分隔线上面的课程部分；"
+                  "练习 {name}\n\n要写的：{task}\n\n只改分隔线上面的课程部分；"
                   "下面的管道代码保持原样。\n"
                   "检查：\n    python tools/exercise.py {name} --check\n"
                   "通过后训练：\n    {run}\n"

@@ -634,8 +634,10 @@ MATCH = {"outputs": (logits, lambda mine, theirs: close(mine[0]["logits"], their
 
 
 def doc_section(m, zh):
-    rung = m["doc"][0]
-    return f"{rung}/README{'.zh-CN' * zh}.md, \"{m['doc'][1 + zh]}\""
+    """Where the docs explain a mistake: the rung's doc in the learner's language, a section."""
+    rung, *sections = m["doc"]
+    return catalogue.TEXT["doc"][zh].format(path=f"{rung}/README{'.zh-CN' * zh}.md",
+                                            section=sections[zh])
 
 
 def expected(name, zh):
@@ -727,7 +729,7 @@ def main(argv=None):
     if not path.is_file():
         raise UserError(f"no file at {path}: run python tools/exercise.py {name} first" if
                         not args.file else f"--file {path} is not a file: pass your train.py")
-    print(catalogue.TEXT["checking"][zh].format(path=path, name=name))
+    print(catalogue.TEXT["checking"][zh].format(path=shown(path.resolve()), name=name))
     if not check(name, target, path, "zh" if zh else "en"):
         return 1
     with contextlib.suppress(OSError):  # the record is a convenience
