@@ -386,11 +386,9 @@ def close(a, b):
     if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
         return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
                 and a.shape == b.shape and a.dtype == b.dtype
-                and (a.dtype == torch.bool or not a.is_floating_point() and a.equal(b)
-                     or a.is_floating_point() and torch.allclose(a, b, RTOL, ATOL)))
+                and (torch.allclose(a, b, RTOL, ATOL) if a.is_floating_point() else a.equal(b)))
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(close(p, q) for p, q in zip(a, b)) and (
-            not a or type(a[0]) is not bool or a == b)
+        return len(a) == len(b) and all(close(p, q) for p, q in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
     if isinstance(a, float) and isinstance(b, float):  # eps 1e-12 is not 1e-5
@@ -432,7 +430,7 @@ STAGES = [  # (stage, observe(module, ctx), agree(learner's, target's)) in the o
 
 
 # ------------------------------------------------------------------ saying what differs
-def difference(stage, mine, theirs, target, ctx):
+def difference(stage, mine, theirs, target, ctx, learner):
     """The generic message for a stage's difference: (key, values) into catalogue.TEXT."""
     if stage == "hyperparameters":
         a, b = mine["values"], theirs["values"]
@@ -449,18 +447,17 @@ def difference(stage, mine, theirs, target, ctx):
         a, b = (mine[0], theirs[0]) if size == "small" else (mine[1], theirs[1])
         for k in b:
             if k not in a:
-                return "param_missing", {"name": k, "shape": b[k], "what": owner(target, k)}
+                return "param_missing", {"name": k, "shape": b[k], "what": catalogue.word(k)}
             if a[k] != b[k]:
                 return "param_shape", {"name": k, "shape": b[k], "yours": a[k],
-                                       "what": owner(target, k)}
+                                       "what": catalogue.word(k)}
         return "param_extra", {"name": [k for k in a if k not in b][0]}
     if stage == "initial weights":
         k = next(k for k in theirs if not same_scale({k: mine[k]}, {k: theirs[k]}))
         return "init", {"name": k, "yours": "mean %.3f, std %.3f" % mine[k][:2],
                         "value": "mean %.3f, std %.3f" % theirs[k][:2]}
     if stage == "outputs":
-        steps = causality(target, ctx)
-        if (learned := ctx.learner_causality) != steps:
+        if (learned := causality(learner, ctx)) != causality(target, ctx):
             return ("peeks" if any(learned[:-1]) else "blind"), {}
         for size, (p, q) in zip(("small", "default"), zip(mine, theirs)):
             for name, outs in q["calls"].items():
@@ -484,17 +481,14 @@ def difference(stage, mine, theirs, target, ctx):
         where, p, q = first_difference(mine[i], theirs[i])
         return "calls", {"call": ctx.calls[i] + where, "value": summary(q),
                          "yours": summary(p, q)}
-    i = next((i for i, (p, q) in enumerate(zip(mine, theirs)) if abs(p - q) > LOSS_TOL), 0)
+    i = next((i for i, (p, q) in enumerate(zip(mine, theirs)) if abs(p - q) > LOSS_TOL),
+             min(len(mine), len(theirs)))  # or where the shorter list of losses ends
     return "training", {"yours": f"{mine[i]:.6f}" if i < len(mine) else "none",
-                        "value": f"{theirs[i]:.6f}"}
-
-
-def owner(target, name):
-    """The class of the module that holds a parameter in the target, e.g. FeedForward."""
-    return catalogue.word(name)
+                        "value": f"{theirs[i]:.6f}" if i < len(theirs) else "none"}
 
 
 def kind(target, ctx, name):
+    """The class of the target's module called name, e.g. FeedForward."""
     model = build(target, ctx, ctx.configs[0])
     return type(model.get_submodule(name)).__name__
 
@@ -567,14 +561,14 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
             theirs = known.observed[stage]
             with learners(path):
                 mine = observe(learner, known.ctx)
-                if stage == "outputs":
-                    known.ctx.learner_causality = causality(learner, known.ctx)
             if not agree(mine, theirs):
                 m = mistake(known, stage, mine, agree)
                 if not m and stage == "calls" and (raised := next((
                         p for p, q in zip(mine, theirs) if isinstance(p, Raising) and p != q), 0)):
                     raise Raised(their_frames(raised.error, path))  # their bug, not our call
-                key, values = difference(stage, mine, theirs, known.target, known.ctx)
+                with learners(path):
+                    key, values = difference(stage, mine, theirs, known.target, known.ctx,
+                                             learner)
                 raise Differs(stage, key, mistake=m, **values)
             say(text["ok"][zh].format(stage=text[f"stage:{stage}"][zh]))
     except Differs as d:
