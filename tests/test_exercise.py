@@ -226,6 +226,24 @@ UNKNOWN = [  # mistakes the catalogue does not hold: the generic stages must cat
      "raised"),  # sample() past block_size positions: an IndexError in the learner's frames
     ("v6_block", "        optimizer.zero_grad(set_to_none=True)\n", "", "training"),
     ("v5_ffn", "lr = 1e-3  # AdamW", "lr = 3e-4  # AdamW", "hyperparameters"),
+    # found by an adversarial pass: a flag read from the global, not args
+    ("v6_block", "AdamW(model.parameters(), lr=args.lr)", "AdamW(model.parameters(), lr=lr)",
+     "training"),
+    ("v7_bert_layer", "intermediate_size=intermediate_size, hidden_act=hidden_act,",
+     "intermediate_size=intermediate_size,", "outputs"),
+    ("v8_bert_mlm", "k = max(1, round(args.mask_prob * shape[1]))",
+     "k = max(1, round(mask_prob * shape[1]))", "batches"),
+    # what only a window shorter than block_size, or a prompt, shows
+    ("v8_bert_mlm", "positions = torch.arange(input_ids.shape[1], device=input_ids.device)",
+     "positions = torch.arange(self.position_embeddings.num_embeddings - input_ids.shape[1], "
+     "self.position_embeddings.num_embeddings, device=input_ids.device)", "calls"),
+    ("v6_block", "prompt = encode(args.prompt or chars[0], chars)",
+     "prompt = encode(chars[0], chars)", "calls"),
+    # what a position sees: itself too; and the same logits twice in eval mode
+    ("v6_block", 'torch.tril(torch.ones(block_size, block_size)))',
+     'torch.tril(torch.ones(block_size, block_size), diagonal=-1))', "outputs"),
+    ("v6_block", "        wei = self.attn_dropout(wei)\n",
+     "        wei = F.dropout(wei, self.attn_dropout.p, training=True)\n", "causality"),
 ]
 
 
@@ -264,3 +282,38 @@ def test_the_tolerance_sits_far_above_what_rounding_gives_and_the_reference_says
     assert (f"allows {exercise.ATOL:.0e} (absolute) and {exercise.RTOL:.0e} (relative) in a "
             f"tensor, {exercise.LOSS_TOL:.0e} in a loss") in said
     assert f"over the check's {exercise.TRAIN_STEPS} training steps" in said
+
+
+@pytest.mark.parametrize("name, old, new, fragment", [
+    ("v6_block", 'torch.tril(torch.ones(block_size, block_size)))',
+     'torch.tril(torch.ones(block_size, block_size), diagonal=-1))', "keeps the diagonal"),
+    ("v6_block", "        wei = self.attn_dropout(wei)\n",
+     "        wei = F.dropout(wei, self.attn_dropout.p, training=True)\n", "dropout must be off"),
+    ("v6_block", "        loss.backward()\n", "        loss.backward()\n        loss = loss * "
+     "float('nan')\n        log.step(step, loss)\n", "the losses part: nan"),
+])
+def test_the_message_names_what_went_wrong(name, old, new, fragment, tmp_path):
+    text = target_of(name)
+    assert text.count(old) == 1
+    passed, said = run_check(name, text.replace(old, new), tmp_path)
+    assert not passed and fragment in " ".join(said.split()), said
+
+
+@pytest.mark.parametrize("case", ["helper", "exec", "nul", "bom"])
+def test_a_file_python_cannot_read_is_the_learner_s_error_never_the_checker_s(case, tmp_path):
+    text = target_of("v5_ffn")
+    if case == "helper":  # their own module, with a syntax error, imported by their file
+        (tmp_path / "helper.py").write_text("def f(:\n", encoding="utf-8")
+        text = f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport helper\n" + text
+    elif case == "exec":
+        text += "exec('1 +')\n"
+    elif case == "nul":
+        text += "\0"
+    path = tmp_path / "train.py"
+    path.write_bytes(("\ufeff" * (case == "bom") + text).encode("utf-8"))
+    lines = []
+    passed = exercise.check("v5_ffn", target_of("v5_ffn"), path, say=lines.append, cache=CACHE)
+    said = "\n".join(lines)
+    assert passed == (case == "bom"), said
+    if case != "bom":
+        assert "your code raised" in said and "SyntaxError" in said

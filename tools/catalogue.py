@@ -17,9 +17,13 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
     "v4_multihead": (
         "Give each character a position too (token plus position embeddings), then let every "
         "position gather from the ones before it with multi-head causal self-attention "
-        "(4 heads of 8, scores scaled by hs ** -0.5), before the linear head to logits.",
+        "(4 heads of 8, scores scaled by hs ** -0.5), computed at once: one query, one key and "
+        "one value Linear (C to C) in MultiHeadAttention, used as sa_heads; then the linear "
+        "head to logits.",
         "给每个字符加上位置（字符嵌入加位置嵌入），再用多头因果自注意力（4 个头，每头 8 维，"
-        "分数乘 hs ** -0.5）让每个位置从它之前的位置收集信息，最后接线性层输出 logits。"),
+        "分数乘 hs ** -0.5）让每个位置从它之前的位置收集信息；所有头一次算完："
+        "MultiHeadAttention 里各用一个 C 到 C 的 query、key、value 线性层，模型里叫 sa_heads；"
+        "最后接线性层输出 logits。"),
     "v4_multihead/01-embeddings": (
         "Replace the bigram table by token and position embeddings of width n_embd, added "
         "together, and a linear head from n_embd to the vocabulary.",
@@ -1122,15 +1126,19 @@ MISTAKES = [
 
 
 # ------------------------------------------------------------------ the rungs' other calls
+GENERATE = [  # a causal rung's generation, with and without a prompt; a window shorter than T
+    "m.sample(model, chars, args)",
+    "m.sample(model, chars, type(args)(**{**vars(args), 'prompt': chars[20:23]}))",
+    "model(x[:, :3])[0]"]
 CALLS = {  # rung: expressions a check evaluates on the target and on the learner's file alike
     # (model: the target's weights, in eval mode; m: the module; x, y: a batch; fill(model):
     # weights set from each parameter's name)
-    "v4_multihead": ["m.sample(model, chars, args)"],
-    "v5_ffn": ["m.sample(model, chars, args)"],
-    "v6_block": ["m.sample(model, chars, args)"],
+    "v4_multihead": GENERATE,
+    "v5_ffn": GENERATE,
+    "v6_block": GENERATE,
     # ---- v7_bert_layer
     "v7_bert_layer": [  # h: a (2, 5, 12) tensor. A call valid from step k on raises before it
-        "m.sample(model, chars, args)",
+        *GENERATE,
         # step 8: a layer takes an additive mask (zeros: nothing hidden), or a boolean one
         "model.encoder.layer[0](h, torch.zeros(5, 5))",
         "model.encoder.layer[0](h, torch.ones(5, 5, dtype=torch.bool).tril())",
@@ -1170,6 +1178,8 @@ CALLS = {  # rung: expressions a check evaluates on the target and on the learne
         "m.fill_in(model, x.masked_fill(torch.arange(5) % 2 == 0, 0))",
         "m.sample(model, chars, args)",
         "m.sample(model, chars, type(args)(**{**vars(args), 'prompt': 'TH_ _'}))",
+        "m.sample(model, chars, type(args)(**{**vars(args), 'prompt': 'T_E'}))",  # short
+        "model(x[:, :3])[0]",  # a window shorter than block_size
         "model.encoder.layer[0](h, encoder_hidden_states=h)",  # no cross-attention left
         "model.encoder.layer[0](h, past_key_value=(h.view(2, 5, 3, 4).transpose(1, 2),) * 2)",
         "model(x, token_type_ids=torch.tensor([[0, 0, 1, 1, 1], [0, 1, 1, 1, 1]]))[0]",
@@ -1268,6 +1278,14 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "peeks": ("a later character changes an earlier position's logits: a position sees the "
               "future (this rung is causal)",
               "后面的字符改变了前面位置的 logits：有位置看到了未来（这一级是因果的）"),
+    "random_in_eval": ("in eval mode your model gives other logits each time it runs: dropout "
+                       "must be off there (model.eval() turns nn.Dropout off)",
+                       "评估模式下你的模型每次给出的 logits 都不一样：那时 dropout 应该关掉"
+                       "（model.eval() 会关掉 nn.Dropout）"),
+    "blind_self": ("the last position's logits do not change with its own character: a position "
+                   "sees itself and the ones before it, so the mask keeps the diagonal",
+                   "最后一个位置的 logits 不随它自己的字符变化：每个位置能看到它自己和之前的位置，"
+                   "所以掩码要保留对角线"),
     "blind": ("no position's logits change when a later character does: this rung attends both "
               "ways, so nothing should be masked",
               "后面的字符变了，前面位置的 logits 却不变：这一级是双向注意力，不应掩蔽任何位置"),
