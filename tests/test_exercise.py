@@ -129,7 +129,11 @@ def test_a_check_exits_0_when_it_passes_1_when_it_differs_and_the_list_says_whic
     assert listed[0].split()[:2] == ["v4_multihead", "token"]  # not passed: no status
     mine.write_text(target_of("v5_ffn") + "# edited\n", encoding="utf-8")
     assert exercise.main([]) == 0
-    assert "v5_ffn  " in (out := capsys.readouterr().out) and "edited since it passed" in out
+    listed = [line.split()[:2] for line in capsys.readouterr().out.splitlines()]
+    assert ["v5_ffn", "edited"] in listed
+    assert exercise.main(["v6_block/02", "--check", "--file", str(ROOT / "v6_block/train.py")]) == 1
+    assert exercise.main(["v6_block", "--check", "--file", str(ROOT / "v6_block/train.py")]) == 0
+    assert not (workspace / "v6_block").exists()  # another file's pass is not the exercise's
 
 
 def check_text(text, name, tmp_path, capsys, *flags):

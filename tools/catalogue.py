@@ -1313,11 +1313,12 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                 "{name} --check",
                 "已写入 {path}：{task}\n写好后检查：  python tools/exercise.py {name} --check"),
     "started": ("started", "已开始"),
-    "edited": ("edited since it passed", "通过后改过"),
+    "edited": ("edited", "改过了"),
     "passed_status": ("passed", "已通过"),
     "list_footer": ("\nStart one:  python tools/exercise.py v5_ffn   (a rung in one go, or its "
-                    "steps one idea at a time)",
-                    "\n开始一个：  python tools/exercise.py v5_ffn   （一次做完一级，或逐个步骤来）"),
+                    "steps one idea at a time)\nedited: changed since it passed its check",
+                    "\n开始一个：  python tools/exercise.py v5_ffn   （一次做完一级，或逐个步骤来）"
+                    "\n改过了：通过检查之后又改过"),
     "docstring": ("Exercise {name}: {what}.\n\nWhat to build: {task}\n\nEdit the lesson part above "
                   "the fence; leave the plumbing below it as it is.\n"
                   "Check it:\n    python tools/exercise.py {name} --check\n"
