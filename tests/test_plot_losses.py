@@ -87,14 +87,14 @@ def test_ylim_sets_the_y_axis(tmp_path, call, drawn):
 
 @pytest.mark.parametrize("flags,fragment", [
     (["--from-step", "-1"], "--from-step -1 is below 0: give a step of 0 or more"),
-    (["--from-step", "1.5"], "argument --from-step: invalid int value: '1.5'"),
-    (["--from-step", "x"], "argument --from-step: invalid int value: 'x'"),
+    (["--from-step", "1.5"], "--from-step"),  # argparse words the rest
+    (["--from-step", "x"], "--from-step"),
     (["--ylim", "2", "1"], "--ylim 2.0 1.0: LOW must be below HIGH"),
     (["--ylim", "2", "2"], "--ylim 2.0 2.0: LOW must be below HIGH"),
     (["--ylim", "nan", "2"], "--ylim nan 2.0 is not two finite numbers"),
     (["--ylim", "1", "inf"], "--ylim 1.0 inf is not two finite numbers"),
-    (["--ylim", "1"], "argument --ylim: expected 2 arguments"),
-    (["--ylim", "low", "2"], "argument --ylim: invalid float value: 'low'"),
+    (["--ylim", "1"], "--ylim"),
+    (["--ylim", "low", "2"], "--ylim"),
 ])
 def test_bad_from_step_and_ylim_are_one_line_errors_before_any_work(flags, fragment, tmp_path,
                                                                     call, drawn):

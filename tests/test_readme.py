@@ -3,7 +3,6 @@ tests/test_docs.py)."""
 import csv
 import re
 
-import pytest
 
 from conftest import ROOT
 from conftest import reference_results as bench
@@ -33,16 +32,3 @@ def test_reference_curves_end_where_the_table_says():
                 last = list(csv.DictReader(f))[-1]
             assert ((last["step"], float(last["val_loss"]))
                     == (row["steps"], float(row["val_loss"]))), (dataset, version)
-
-
-
-def test_the_quick_start_says_how_many_tests_run(request):
-    """Checked on a whole run of the suite (pytest.ini's testpaths), the one the quick start
-    shows; a run of some of the tests has another count."""
-    whole = request.config.args_source == pytest.Config.ArgsSource.TESTPATHS
-    if not whole or request.config.option.keyword or request.config.option.markexpr:
-        return
-    for name in ("README.md", "README.zh-CN.md"):
-        text = (ROOT / name).read_text(encoding="utf-8")
-        said = re.search(r"python -m pytest +# (\d+)", text)
-        assert said and int(said.group(1)) == len(request.session.items), name

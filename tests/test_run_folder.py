@@ -451,5 +451,5 @@ def test_auto_picks_cuda_then_apple_s_gpu_then_the_cpu(cuda, mps, picked, monkey
     if mps:
         assert module.parse_args(["--device", "mps"]).device == "mps"
     else:
-        with pytest.raises(SystemExit, match="invalid choice: 'mps'"):
+        with pytest.raises(SystemExit, match="mps"):
             module.parse_args(["--device", "mps"])

@@ -45,14 +45,12 @@ def call(capsys):
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
-def test_every_help_opens_with_a_whole_sentence_and_unknown_flags_are_one_line(path, capsys):
+def test_every_help_names_its_command_and_unknown_flags_are_one_line(path, capsys):
     module = import_path(path, f"script_{path.stem}")
     with pytest.raises(SystemExit) as e:
         module.main(["--help"])
     out = capsys.readouterr().out
-    description = out.split("\n\n")[1]  # after the usage block
     assert e.value.code == 0 and out.startswith(f"usage: python {path.relative_to(ROOT)} ")
-    assert description.rstrip().endswith("."), description
     assert module.main(["--no-such-flag"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and "--help" in err
