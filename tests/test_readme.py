@@ -3,7 +3,6 @@ tests/test_docs.py)."""
 import csv
 import re
 
-
 from conftest import ROOT
 from conftest import reference_results as bench
 
