@@ -143,23 +143,23 @@ def test_try_it_writes_into_reference_only_when_asked(monkeypatch, tmp_path, cap
     assert try_it.main(["v4_multihead", "--csv", "mine.csv"]) == 0 and Path("mine.csv").is_file()
 
 
-@pytest.mark.parametrize("name", ["README.md", "README.zh-CN.md"])
+@pytest.mark.parametrize("name", ["v8_bert_mlm/README.md", "v8_bert_mlm/README.zh-CN.md",
+                                  "reference/README.md"])
 def test_v8_accuracies_are_its_default_run_s(name):
-    """v8's doc explains what each of its accuracies counts in passages marked `<!-- accuracies
-    -->` (each up to the next blank line): every percentage there is one that
+    """v8's doc, and reference/README.md's table of what each accuracy counts, mark passages
+    `<!-- accuracies -->` (each up to the next blank line): every percentage there is one that
     tools/maintainers/try_it.py measured on the default run (reference/try_it/v8_bert_mlm.csv),
-    and "N of M" blanks is what the
-    reference sample.txt says."""
-    text = (ROOT / "v8_bert_mlm" / name).read_text(encoding="utf-8")
+    and "N of M" blanks is what the reference sample.txt says."""
+    text = (ROOT / name).read_text(encoding="utf-8")
     marked = re.findall(r"<!-- accuracies -->\n(.*?)(?:\n\s*\n|\Z)", text, re.S)
-    assert marked, f"v8_bert_mlm/{name} marks no passage <!-- accuracies -->"
+    assert marked, f"{name} marks no passage <!-- accuracies -->"
     own = figures(measured("v8_bert_mlm")[""])
     sample = (ROOT / "reference" / "tinyplays" / "samples" / "v8_bert_mlm.txt").read_text()
     blanks = re.search(r"\((\d+) of (\d+) blanks right\)", sample).groups()
     for passage in marked:
         quoted = set(PERCENT.findall(passage))
-        assert quoted, f"v8_bert_mlm/{name}: a marked passage quotes no percentage"
-        assert quoted <= own, f"v8_bert_mlm/{name}: {sorted(quoted - own)} are not measured"
+        assert quoted, f"{name}: a marked passage quotes no percentage"
+        assert quoted <= own, f"{name}: {sorted(quoted - own)} are not measured"
         counted = re.findall(r"(\d+) of (\d+)", passage) + [
             (n, m) for m, n in re.findall(r"(\d+) 个空猜对 (\d+)", passage)]
-        assert all(c == blanks for c in counted), f"v8_bert_mlm/{name}: sample.txt says {blanks}"
+        assert all(c == blanks for c in counted), f"{name}: sample.txt says {blanks}"
