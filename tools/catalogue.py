@@ -519,7 +519,7 @@ MISTAKES = [
               "config 保留了 BERT-base 的 hidden_size，即 768，不管 --n-embd 是多少：块从 config "
               "读的每个尺寸，都得从命令行参数传进去。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
-             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+             "阶段一：给 v6 换上 HF 的名字（步骤 1 到 4）")},
     {"exercise": "v7_bert_layer/01-config",
      "edits": [(",\n            max_position_embeddings=block_size)", ")")],
      "hint": ("The config keeps BERT-base's 512 positions: max_position_embeddings is this "
@@ -528,7 +528,7 @@ MISTAKES = [
               "config 保留了 BERT-base 的 512 个位置：max_position_embeddings 应是这个模型的 "
               "block_size，即它有嵌入的位置数（从第 4 步起，位置嵌入表按它来定大小）。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
-             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+             "阶段一：给 v6 换上 HF 的名字（步骤 1 到 4）")},
     {"exercise": "v7_bert_layer/02-rename-attention",
      "edits": [("attention_output = self.output(self_outputs, hidden_states)",
                 "attention_output = self.output(self_outputs, "
@@ -539,7 +539,7 @@ MISTAKES = [
               "残差连接上传的是 LayerNorm(x)：BertSelfOutput 应把注意力的输出加到块的输入 x 本身"
               "（input_tensor）上，不做改动；只有注意力的输入要归一化（前置规范化，直到第 6 步）。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
-             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+             "阶段一：给 v6 换上 HF 的名字（步骤 1 到 4）")},
     {"exercise": "v7_bert_layer/02-rename-attention",
      "edits": [("self_outputs = self.self(self.output.LayerNorm(hidden_states))",
                 "self_outputs = self.self(hidden_states)")],
@@ -548,7 +548,7 @@ MISTAKES = [
               "注意力直接读了 x：直到第 6 步，层规范化（v6 的 ln1，现在是 BertSelfOutput 的 "
               "LayerNorm）仍然最先作用在注意力的输入上，和 v6 一样。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
-             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+             "阶段一：给 v6 换上 HF 的名字（步骤 1 到 4）")},
     {"exercise": "v7_bert_layer/02-rename-attention",
      "edits": [("hidden_states = self.dropout(self.dense(hidden_states))",
                 "hidden_states = self.dense(self.dropout(hidden_states))")],
@@ -557,7 +557,7 @@ MISTAKES = [
               "dropout 放在了 dense 之前：BertSelfOutput 要丢掉的是 dense 输出的一部分（v6 里 proj "
               "之后的 resid_dropout），也就是加回残差连接之前。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
-             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+             "阶段一：给 v6 换上 HF 的名字（步骤 1 到 4）")},
     {"exercise": "v7_bert_layer/03-hf-ffn",
      "edits": [("self.intermediate(self.output.LayerNorm(attention_output))",
                 "self.intermediate(attention_output)")],
@@ -566,7 +566,7 @@ MISTAKES = [
               "前馈网络直接读了 x：直到第 6 步，BertOutput 的 LayerNorm（v6 的 ln2）仍然最先作用在"
               "前馈网络的输入上。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
-             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+             "阶段一：给 v6 换上 HF 的名字（步骤 1 到 4）")},
     {"exercise": "v7_bert_layer/03-hf-ffn",
      "edits": [("return self.output(intermediate_output, attention_output)",
                 "return self.output(intermediate_output, "
@@ -576,7 +576,7 @@ MISTAKES = [
               "残差连接上传的是 LayerNorm(x)：BertOutput 应把前馈网络的输出加到它的输入 x 本身"
               "（input_tensor）上，不做改动；只有前馈网络的输入要归一化。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
-             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+             "阶段一：给 v6 换上 HF 的名字（步骤 1 到 4）")},
     {"exercise": "v7_bert_layer/03-hf-ffn",
      "edits": [("num_attention_heads=n_head, intermediate_size=intermediate_size,",
                 "num_attention_heads=n_head,")],
@@ -585,7 +585,7 @@ MISTAKES = [
               "前馈网络宽 3072，这是 BertConfig 里 BERT-base 的默认值：intermediate_size 这个参数"
               "必须传进 config，BertIntermediate 和 BertOutput 都从 config 读它。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
-             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+             "阶段一：给 v6 换上 HF 的名字（步骤 1 到 4）")},
     {"exercise": "v7_bert_layer/04-hf-layer",
      "edits": [("layer_output = self.feed_forward_chunk(attention_output)",
                 "layer_output = self.feed_forward_chunk(hidden_states)")],
@@ -594,7 +594,7 @@ MISTAKES = [
               "前馈网络读的是层的输入，注意力的输出就被丢掉了：前馈网络要在注意力收集到的内容，"
               "即 attention_output 上计算。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
-             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+             "阶段一：给 v6 换上 HF 的名字（步骤 1 到 4）")},
     {"exercise": "v7_bert_layer/04-hf-layer",
      "edits": [("x = self.word_embeddings(input_ids) + self.position_embeddings(positions)",
                 "x = self.word_embeddings(input_ids)")],
@@ -603,7 +603,7 @@ MISTAKES = [
               "BertEmbeddings 只返回了字符嵌入：还要加上位置嵌入，否则同一个字符在哪个位置都是"
               "同一个向量。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
-             "阶段一：给 v6 换上 HF 的名字（第 1 到 4 步）")},
+             "阶段一：给 v6 换上 HF 的名字（步骤 1 到 4）")},
     {"exercise": "v7_bert_layer/05-qkv-bias",
      "edits": [("self.key = nn.Linear(config.hidden_size, self.all_head_size)",
                 "self.key = nn.Linear(config.hidden_size, self.all_head_size, bias=False)")],
@@ -614,7 +614,7 @@ MISTAKES = [
               "softmax 会把它消掉），但 BERT 有这个偏置，HF 的检查点里也有：query、key、value "
               "都要带偏置。"),
      "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（第 5 到 7 步）")},
+             "阶段二：BERT 的计算（步骤 5 到 7）")},
     {"exercise": "v7_bert_layer/05-qkv-bias",
      "edits": [("self.value = nn.Linear(config.hidden_size, self.all_head_size)",
                 "self.value = nn.Linear(config.hidden_size, self.all_head_size, bias=False)")],
@@ -623,7 +623,7 @@ MISTAKES = [
               "value 没有偏置：BERT 的 query、key、value 各有一个偏置，而且 value 的偏置和 key "
               "的不同，会改变注意力的输出。"),
      "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（第 5 到 7 步）")},
+             "阶段二：BERT 的计算（步骤 5 到 7）")},
     {"exercise": "v7_bert_layer/06-post-norm",
      "edits": [("self_outputs = self.self(hidden_states)\n",
                 "self_outputs = self.self(self.output.LayerNorm(hidden_states))\n"),
@@ -643,7 +643,7 @@ MISTAKES = [
               "x + f(LN(x))）：BERT 在相加之后才归一化，即 LN(x + f(x))，所以每个子层之后"
               "残差流本身都被归一化一次。"),
      "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（第 5 到 7 步）")},
+             "阶段二：BERT 的计算（步骤 5 到 7）")},
     {"exercise": "v7_bert_layer/06-post-norm",
      "edits": [("return self.dropout(self.LayerNorm(x))  # (B, T, C)",
                 "return self.dropout(x)  # (B, T, C)")],
@@ -653,7 +653,7 @@ MISTAKES = [
               "嵌入没有经过它的层规范化就进了第一层：后置规范化时，第 0 层的注意力之前再没有别的"
               "地方归一化残差流，所以 BertEmbeddings 最后要做层规范化，再做 dropout。"),
      "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（第 5 到 7 步）")},
+             "阶段二：BERT 的计算（步骤 5 到 7）")},
     {"exercise": "v7_bert_layer/06-post-norm",
      "edits": [("        self.lm_head = nn.Linear(n_embd, vocab_size)\n",
                 "        self.ln_f = nn.LayerNorm(n_embd)\n"
@@ -666,7 +666,7 @@ MISTAKES = [
               "最后的层规范化 ln_f 还在：后置规范化时每一层都以层规范化结束，所以 BERT 在输出层"
               "之前没有层规范化。"),
      "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（第 5 到 7 步）")},
+             "阶段二：BERT 的计算（步骤 5 到 7）")},
     {"exercise": "v7_bert_layer/06-post-norm",
      "edits": [("layer_norm_eps: float = 1e-12", "layer_norm_eps: float = 1e-05")],
      "hint": ("The LayerNorms use eps 1e-5, PyTorch's default: BERT's is 1e-12, the config's "
@@ -674,7 +674,7 @@ MISTAKES = [
               "层规范化用的 eps 是 PyTorch 默认的 1e-5：BERT 用的是 1e-12，即 config 里的 "
               "layer_norm_eps，每个层规范化都从那里取。"),
      "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（第 5 到 7 步）")},
+             "阶段二：BERT 的计算（步骤 5 到 7）")},
     {"exercise": "v7_bert_layer/07-gelu",
      "edits": [('"gelu": nn.GELU(),', '"gelu": nn.GELU(approximate="tanh"),')],
      "hint": ("gelu is GELU's tanh approximation here (HF's gelu_new, GPT-2's): BERT's gelu is "
@@ -684,7 +684,7 @@ MISTAKES = [
               "精确的 x · Φ(x)，Φ 是标准正态分布的累积分布函数。两者差别很小，但 BERT 的检查点"
               "是用精确形式训练的。"),
      "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（第 5 到 7 步）")},
+             "阶段二：BERT 的计算（步骤 5 到 7）")},
     {"exercise": "v7_bert_layer/07-gelu",
      "edits": [("            self.intermediate_act_fn = ACT2FN[config.hidden_act]\n",
                 "            self.intermediate_act_fn = nn.ReLU()\n")],
@@ -693,15 +693,15 @@ MISTAKES = [
               "前馈网络用的还是 ReLU：激活函数应是 hidden_act 指定的那个，在 ACT2FN 里查；"
               "BERT 用的是 GELU，一个平滑的 ReLU。"),
      "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（第 5 到 7 步）")},
+             "阶段二：BERT 的计算（步骤 5 到 7）")},
     {"exercise": "v7_bert_layer/08-additive-mask",
      "edits": [(".triu(1)", ".tril(-1)")],
      "hint": ("The mask hides the wrong triangle: position t sees keys 0 to t, so the lowest "
               "float goes above the diagonal (the keys after t), and 0 on and below it.",
               "掩码遮错了三角：位置 t 看得见键 0 到 t，所以最小的浮点数要放在对角线之上（t 之后的"
               "键），对角线及其下方为 0。"),
-     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
-             "阶段三：解码（第 8 到 10 步）")},
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
+             "阶段三（选读）：解码（步骤 8 到 10）")},
     {"exercise": "v7_bert_layer/08-additive-mask",
      "edits": [(".triu(1)", ".triu(0)")],
      "hint": ("The mask hides the diagonal too: a position sees its own key as well as the "
@@ -709,8 +709,8 @@ MISTAKES = [
               "nothing, would spread its attention over the future).",
               "掩码把对角线也掩蔽了：每个位置既看得见前面的键，也看得见它自己的键；只有它之后的"
               "键才是最小的浮点数（位置 0 什么都看不见，注意力就会平均分到未来的位置上）。"),
-     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
-             "阶段三：解码（第 8 到 10 步）")},
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
+             "阶段三（选读）：解码（步骤 8 到 10）")},
     {"exercise": "v7_bert_layer/08-additive-mask",
      "edits": [("attention_mask = (~attention_mask).to(scores.dtype)",
                 "attention_mask = attention_mask.to(scores.dtype)")],
@@ -719,8 +719,8 @@ MISTAKES = [
               "is False.",
               "布尔掩码读反了：True 表示看得见这个键（和 PyTorch 的 "
               "scaled_dot_product_attention 一样），所以最小的浮点数要放在掩码为 False 的地方。"),
-     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
-             "阶段三：解码（第 8 到 10 步）")},
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
+             "阶段三（选读）：解码（步骤 8 到 10）")},
     {"exercise": "v7_bert_layer/09-kv-layers",
      "edits": [("k = torch.cat([past_key_value[0], k], dim=2)",
                 "k = torch.cat([k, past_key_value[0]], dim=2)"),
@@ -731,8 +731,8 @@ MISTAKES = [
               "expects them.",
               "新的 key 和 value 放到了缓存的前面：缓存里是位置 0 到 P - 1，新的应沿时间维接在"
               "它们后面，掩码也是这样假定的。"),
-     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
-             "阶段三：解码（第 8 到 10 步）")},
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
+             "阶段三（选读）：解码（步骤 8 到 10）")},
     {"exercise": "v7_bert_layer/09-kv-layers",
      "edits": [("max_position_embeddings=block_size,\n            is_decoder=True)",
                 "max_position_embeddings=block_size)")],
@@ -740,8 +740,8 @@ MISTAKES = [
               "back no keys and values, and a cache would have nothing to keep.",
               "模型的各层不是解码器（is_decoder 仍为 False）：层就不返回 key 和 value，"
               "缓存也就无从保存。"),
-     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
-             "阶段三：解码（第 8 到 10 步）")},
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
+             "阶段三（选读）：解码（步骤 8 到 10）")},
     {"exercise": "v7_bert_layer/10-kv-cache",
      "edits": [("positions = torch.arange(P, P + T, device=input_ids.device)",
                 "positions = torch.arange(T, device=input_ids.device)")],
@@ -750,16 +750,16 @@ MISTAKES = [
               "embeddings must say so.",
               "新字符的位置又从 0 开始编号了：前面已缓存 P 个，它们的位置是 P 到 P + T - 1"
               "（past_key_values_length），位置嵌入要按这个取。"),
-     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
-             "阶段三：解码（第 8 到 10 步）")},
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
+             "阶段三（选读）：解码（步骤 8 到 10）")},
     {"exercise": "v7_bert_layer/10-kv-cache",
      "edits": [(".triu(P + 1)", ".triu(1)")],
      "hint": ("The mask ignores the cache: with P keys cached, row t (position P + t) sees keys "
               "0 to P + t, so the T by P + T mask has its diagonal moved P places to the right.",
               "掩码没有考虑缓存：缓存了 P 个键时，第 t 行（位置 P + t）看得见键 0 到 P + t，"
               "所以 T 行 P + T 列的掩码，对角线要向右移 P 格。"),
-     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
-             "阶段三：解码（第 8 到 10 步）")},
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
+             "阶段三（选读）：解码（步骤 8 到 10）")},
     {"exercise": "v7_bert_layer/10-kv-cache",
      "edits": [("        if past_key_values is not None:\n"
                 "            past_key_values[:] = presents", "")],
@@ -768,8 +768,8 @@ MISTAKES = [
               "character sees no context.",
               "缓存从来没有填进去：forward 要把每层的 (k, v) 原地放回 past_key_values，否则下一次"
               "调用又从零开始，新字符看不到任何上文。"),
-     "doc": ("v7_bert_layer", "Stage 3: decoding (steps 8 to 10)",
-             "阶段三：解码（第 8 到 10 步）")},
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
+             "阶段三（选读）：解码（步骤 8 到 10）")},
     {"exercise": "v7_bert_layer/11-chunked-ffn",
      "edits": [("max_position_embeddings=block_size, chunk_size_feed_forward=chunk_size_ff,",
                 "max_position_embeddings=block_size,")],
@@ -779,7 +779,7 @@ MISTAKES = [
               "分段长度没有传进 config：各层保留 BertConfig 的 0，前馈网络一次算完所有位置。"
               "数值两种都一样，只是省不了内存。"),
      "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
-             "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
+             "附录（选读）：HF 的配套机制（步骤 11 到 13）")},
     {"exercise": "v7_bert_layer/12-cross-attention",
      "edits": [("k = self.transpose_for_scores(self.key(encoder_hidden_states))",
                 "k = self.transpose_for_scores(self.key(hidden_states))"),
@@ -791,7 +791,7 @@ MISTAKES = [
               "交叉注意力的 key 和 value 取自解码器自己的状态：只有 query 来自解码器，key 和 "
               "value 要来自编码器的输出，即 encoder_hidden_states。"),
      "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
-             "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
+             "附录（选读）：HF 的配套机制（步骤 11 到 13）")},
     {"exercise": "v7_bert_layer/12-cross-attention",
      "edits": [("            attention_mask = encoder_attention_mask\n", "")],
      "hint": ("Cross-attention uses the decoder's mask: its keys are the encoder's S positions, "
@@ -799,7 +799,7 @@ MISTAKES = [
               "交叉注意力用了解码器的掩码：它的键是编码器的 S 个位置，所以要用 "
               "encoder_attention_mask 做掩码，而不是因果掩码。"),
      "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
-             "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
+             "附录（选读）：HF 的配套机制（步骤 11 到 13）")},
     {"exercise": "v7_bert_layer/12-cross-attention",
      "edits": [("attention_output = cross_attention_outputs[0]  # (B, T, C)",
                 "cross_output = cross_attention_outputs[0]  # (B, T, C)")],
@@ -809,7 +809,7 @@ MISTAKES = [
               "前馈网络读的是自注意力的输出，交叉注意力算完就被丢掉了：前馈网络要读交叉注意力的"
               "输出（其中已含它自己的残差连接和层规范化）。"),
      "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
-             "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
+             "附录（选读）：HF 的配套机制（步骤 11 到 13）")},
     {"exercise": "v7_bert_layer/13-hf-interface",
      "edits": [("        probs = self.dropout(F.softmax(scores, dim=-1))  # (B, nh, T, S)\n"
                 "        if head_mask is not None:\n"
@@ -823,7 +823,7 @@ MISTAKES = [
               "head_mask 乘在了 softmax 之前的分数上：乘 0 的头于是平均关注所有键，而不是沉默。"
               "它应乘在注意力权重上，在 softmax 和 dropout 之后。"),
      "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
-             "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
+             "附录（选读）：HF 的配套机制（步骤 11 到 13）")},
     {"exercise": "v7_bert_layer/13-hf-interface",
      "edits": [("outputs = (context, probs) if output_attentions",
                 "outputs = (context, scores) if output_attentions")],
@@ -833,7 +833,7 @@ MISTAKES = [
               "output_attentions 返回的是 softmax 之前的分数：应返回注意力权重，每一行之和为 1"
               "（经过 dropout 和 head_mask 之后）。"),
      "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
-             "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
+             "附录（选读）：HF 的配套机制（步骤 11 到 13）")},
     {"exercise": "v7_bert_layer/13-hf-interface",
      "edits": [("attention_output, attention_mask, head_mask, encoder_hidden_states,",
                 "attention_output, attention_mask, None, encoder_hidden_states,")],
@@ -842,7 +842,7 @@ MISTAKES = [
               "交叉注意力没有拿到 head_mask：一层的两个注意力，自注意力和交叉注意力，"
               "用的是同一个 head_mask。"),
      "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
-             "附录（选读）：HF 的配套机制（第 11 到 13 步）")},
+             "附录（选读）：HF 的配套机制（步骤 11 到 13）")},
     # ---- v8_bert_mlm
     {"exercise": "v8_bert_mlm/01-mlm-target",
      "edits": [("block_size = 32  # T:", "block_size = 8  # T:")],
