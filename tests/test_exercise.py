@@ -321,3 +321,13 @@ def test_a_file_python_cannot_read_is_the_learner_s_error_never_the_checker_s(ca
     assert passed == (case == "bom"), said
     if case != "bom":
         assert "your code raised" in said and "SyntaxError" in said
+
+
+def test_bert_s_initial_spread_is_held_to_a_quarter(tmp_path):
+    """N(0, 0.025) where BERT draws N(0, 0.02): the initial weights differ."""
+    text = target_of("v8_bert_mlm")
+    old = "module.weight.data.normal_(mean=0.0, std=self.config.initializer_range)"
+    assert text.count(old) == 1
+    passed, said = run_check("v8_bert_mlm", text.replace(old, old.replace(
+        "self.config.initializer_range", "0.025")), tmp_path)
+    assert not passed and "differs  initial weights" in said, said

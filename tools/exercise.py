@@ -403,13 +403,14 @@ def close(a, b):
 
 
 def same_scale(a, b):
-    """Initial weights: each tensor's mean and spread as the target's, within four times what
+    """Initial weights: each tensor's mean and spread as the target's, within five times what
     drawing n numbers again explains (the same code may draw them in another order), and a
-    twentieth of the spread: a constant (ones, zeros) is matched exactly."""
+    twentieth of the spread: a constant (ones, zeros) is matched exactly. N(0, 0.025) for
+    N(0, 0.02) is caught in a 32 x 32 matrix."""
     def agree(mine, theirs):
         (m, s, _), (mean, std, n) = mine, theirs
-        return abs(m - mean) <= 4 * std / n**0.5 + 1e-6 and \
-            abs(s - std) <= 0.05 * std + 4 * std / (2 * n)**0.5 + 1e-6
+        return abs(m - mean) <= 5 * std / n**0.5 + 1e-6 and \
+            abs(s - std) <= 0.05 * std + 5 * std / (2 * n)**0.5 + 1e-6
     return a.keys() == b.keys() and all(agree(a[k], b[k]) for k in a)
 
 
