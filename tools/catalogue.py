@@ -467,6 +467,22 @@ MISTAKES = [
               "through proj before it is added to x.",
               "注意力的输出投影建了却没用：各头拼接后的输出要先经过 proj，再加到 x 上。"),
      "doc": V6},
+    {"exercise": "v6_block/03-projections",
+     "edits": [("            nn.ReLU(),\n            nn.Linear(n_embd, n_embd),\n",
+                "            nn.ReLU(),\n")],
+     "hint": ("The FFN has no second Linear: it ends at the ReLU, so what it adds to x is never "
+              "negative. A Linear after the ReLU projects back to C.",
+              "前馈网络少了第二个线性层：它停在 ReLU，加到 x 上的东西就永远不会是负的。ReLU 之后"
+              "还要一个线性层投影回 C。"),
+     "doc": V6},
+    {"exercise": "v6_block/04-ffn-4x",
+     "edits": [("nn.Linear(n_embd, 4 * n_embd),", "nn.Linear(n_embd, 2 * n_embd),"),
+               ("nn.Linear(4 * n_embd, n_embd),", "nn.Linear(2 * n_embd, n_embd),")],
+     "hint": ("The FFN's inside is not 4 x C wide: Attention Is All You Need widens it four "
+              "times (2048 for 512), and so does this step.",
+              "前馈网络内部不是 4 × C 宽：《Attention Is All You Need》把它扩宽 4 倍"
+              "（512 到 2048），这一步也一样。"),
+     "doc": V6},
     {"exercise": "v6_block/04-ffn-4x",
      "edits": [("nn.Linear(4 * n_embd, n_embd),", "nn.Linear(4 * n_embd, n_embd),\n"
                 "            nn.ReLU(),")],
