@@ -1316,8 +1316,11 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
               "something detached or computed outside autograd?",
               "输出一致，但 {name} 的梯度不同（{size}尺寸）：是否有东西被 detach 了，"
               "或在 autograd 之外计算？"),
-    "batches": ("get_batch gives other inputs or targets than the target's",
-                "get_batch 给出的输入或目标和目标程序的不同"),
+    "batches": ("get_batch gives other inputs or targets than the target's. The check gives both "
+                "one generator, so yours must draw the same random numbers in the same order "
+                "(the same calls, with the same shapes) as the step's code",
+                "get_batch 给出的输入或目标和目标程序的不同。检查给两边同一个随机数生成器，所以你的代码"
+                "要按同样的顺序抽同样的随机数（同样的调用、同样的形状），和这一步骤的代码一致"),
     "calls": ("{call} gives {yours}; the target's gives {value}",
               "{call} 给出 {yours}；目标程序给出 {value}"),
     "training": ("the model and the batches agree, yet the losses part: {yours} where the target "
