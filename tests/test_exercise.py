@@ -167,7 +167,9 @@ REORDERED = {  # right code, written another way: the same numbers, rounded or d
     "v5_ffn": [("            nn.ReLU(),\n", ""),  # the ReLU as a function, not a module
                ("return self.net(x)  # (B, T, C)", "return F.relu(self.net(x))  # (B, T, C)"),
                ("wei = q @ k.transpose(-2, -1) * hs**-0.5",  # the scale applied to q first
-                "wei = (q * hs**-0.5) @ k.transpose(-2, -1)")],
+                "wei = (q * hs**-0.5) @ k.transpose(-2, -1)"),
+               ('MODEL_ARGS = ["block_size", "n_embd", "n_head"]',  # listed in another order
+                'MODEL_ARGS = ["n_head", "block_size", "n_embd"]')],
     "v6_block": [("        self.sa = MultiHeadAttention(n_embd, n_head, block_size, dropout)\n"
                   "        self.ffwd = FeedForward(n_embd, dropout)\n",  # made in another order:
                   "        self.ffwd = FeedForward(n_embd, dropout)\n"  # other initial draws
@@ -262,6 +264,8 @@ def test_a_mistake_the_catalogue_does_not_know_fails_at_its_stage(name, old, new
     assert not passed and differs and stage in differs[0], said
     if stage == "raised":
         assert f'File "{tmp_path / "train.py"}", line' in said, said
+    if stage == "batches" and name == "v4_multihead":  # the targets not one character on
+        assert "get_batch's y (the targets)" in said, said
 
 
 def test_an_exercise_file_trains_and_generates_as_its_rung_s_train_py_does(workspace,

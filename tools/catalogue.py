@@ -155,10 +155,12 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
     "v7_bert_layer/07-gelu": (
         "Let BertIntermediate take its activation by name from hidden_act (a new flag and config "
         "field, default gelu: the exact GELU) through HF's table ACT2FN (gelu, gelu_new, relu, "
-        "silu, tanh), or use a callable given instead of a name.",
+        "silu, tanh), or use a callable given instead of a name; an unknown name is a ValueError "
+        "(the plumbing words it as one line); hidden_act goes into MODEL_ARGS.",
         "让 BertIntermediate 按名字取激活函数：名字来自 hidden_act（新的超参数，也是 config 的"
         "新字段，默认 gelu，即精确的 GELU），在 HF 的表 ACT2FN（gelu、gelu_new、relu、silu、"
-        "tanh）里查；给的若不是名字而是可调用对象，就直接用它。"),
+        "tanh）里查；给的若不是名字而是可调用对象，就直接用它；不认识的名字抛出 ValueError"
+        "（管道代码会把它变成一行报错）；hidden_act 要加进 MODEL_ARGS。"),
     "v7_bert_layer/08-additive-mask": (
         "Replace tril by HF's additive mask: the model builds it once per forward pass (0 where a "
         "key is seen, the lowest finite float where it is hidden) and hands it to every layer as "
@@ -226,12 +228,14 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
     "v8_bert_mlm/01-mlm-target": (
         "Hide characters and ask for them back: a new hyperparameter mask_prob = 0.15, "
         "block_size 32; read_data gives the mask token _ id 0; choose_positions picks "
-        "round(mask_prob * T) positions of each window (at least one); there get_batch's target "
+        "round(mask_prob * T) positions of each window (at least one): after get_batch's ix, one "
+        "torch.rand((B, T)) from the generator, and each row's k largest (topk); there the target "
         "is the character at the same position and the input the mask token, elsewhere the "
         "target is -100.",
         "把字符藏起来，让模型猜回去：新增超参数 mask_prob = 0.15，block_size 改为 32；"
         "read_data 让掩蔽词元 _ 占 id 0；choose_positions 在每个窗口里选 round(mask_prob * T) "
-        "个位置（至少一个）；get_batch 在选中的位置上，目标是同一位置的原字符，输入换成掩蔽词元，"
+        "个位置（至少一个）：在 get_batch 抽完 ix 之后，用生成器抽一个 torch.rand((B, T))，"
+        "每行取最大的 k 个（topk）；get_batch 在选中的位置上，目标是同一位置的原字符，输入换成掩蔽词元，"
         "其余位置的目标为 -100。"),
     "v8_bert_mlm/02-fill-in": (
         "Drop LanguageModel.generate and write fill_in(model, ids): at each mask token the most "
@@ -1316,11 +1320,13 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
               "something detached or computed outside autograd?",
               "输出一致，但 {name} 的梯度不同（{size}尺寸）：是否有东西被 detach 了，"
               "或在 autograd 之外计算？"),
-    "batches": ("get_batch gives other inputs or targets than the target's. The check gives both "
-                "one generator, so yours must draw the same random numbers in the same order "
-                "(the same calls, with the same shapes) as the step's code",
-                "get_batch 给出的输入或目标和目标程序的不同。检查给两边同一个随机数生成器，所以你的代码"
-                "要按同样的顺序抽同样的随机数（同样的调用、同样的形状），和这一步骤的代码一致"),
+    "batches": ("get_batch's {which} ({which_words}) is not the target's, at the {size} sizes. The "
+                "check gives both one generator, so yours must draw the same random numbers in "
+                "the same order (the same calls, with the same shapes) as the exercise says",
+                "get_batch 的 {which}（{which_words}）和目标程序的不同（{size}尺寸）。检查给两边同一个"
+                "随机数生成器，所以你的代码要按练习说的顺序抽同样的随机数（同样的调用、同样的形状）"),
+    "which:x": ("the inputs", "输入"),
+    "which:y": ("the targets", "目标"),
     "calls": ("{call} gives {yours}; the target's gives {value}",
               "{call} 给出 {yours}；目标程序给出 {value}"),
     "training": ("the model and the batches agree, yet the losses part: {yours} where the target "

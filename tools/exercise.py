@@ -256,8 +256,8 @@ def build(module, ctx, args, weights=None):
 
 def hyperparameters(module, ctx):
     names = getattr(module, "HYPERPARAMETERS", [])
-    return {"values": {k: getattr(module, k) for k in names},
-            "MODEL_ARGS": list(getattr(module, "MODEL_ARGS", []))}
+    return {"values": {k: getattr(module, k) for k in names},  # MODEL_ARGS in any order
+            "MODEL_ARGS": sorted(getattr(module, "MODEL_ARGS", []))}
 
 
 def parameters(module, ctx):
@@ -480,7 +480,10 @@ def difference(stage, mine, theirs, target, ctx, learner):
                 return "grads", {"name": name, "size": size}
         return "logits", {"size": "default"}  # not reached: same_outputs found a difference
     if stage == "batches":
-        return "batches", {}
+        size, (a, b) = next((size, pair) for size, pair in zip(("small", "default"), zip(
+            mine, theirs)) if not close(*pair))  # a, b: the learner's (x, y), the target's
+        which = "x" if not close(a[0], b[0]) else "y"  # x: the inputs, y: the targets
+        return "batches", {"which": which, "size": size}
     if stage == "causality":
         return why_not_causal(mine, theirs), {}
     if stage == "calls":
@@ -590,6 +593,8 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
     except Differs as d:
         values = {k: text.get(f"size:{v}", (v, v))[zh] if k == "size" else v
                   for k, v in d.values.items()}
+        if "which" in values:  # x or y, in words
+            values["which_words"] = text["which:" + values["which"]][zh]
         say(wrap(text["differs"][zh].format(stage=text[f"stage:{d.stage}"][zh],
                                             why=text[d.key][zh].format(**values))))
         if m := d.values.get("mistake"):
