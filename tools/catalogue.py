@@ -216,14 +216,15 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
     # ---- v8_bert_mlm
     "v8_bert_mlm": (
         "Make v7's model BERT: get_batch hides the positions choose_positions picks (mask_prob, "
-        "80/10/10, the mask token _ at id 0) and targets those only; the layers attend both "
+        "80/10/10, the mask token _ at id 0; the random draws as steps 1 and 3 say) and targets "
+        "those only; the layers attend both "
         "ways, without cache or cross-attention; fill_in and sample fill blanks in; then BERT's "
         "init (_init_weights), the masked-LM head cls = BertOnlyMLMHead tied to the word "
         "embeddings, token types and a padding mask.",
         "把 v7 的模型改成 BERT：get_batch 把 choose_positions 选中的位置（比例 mask_prob，"
-        "按 80/10/10 处理，掩蔽词元 _ 的 id 为 0）藏起来，损失只算这些位置；各层改用双向注意力，"
+        "按 80/10/10 处理，掩蔽词元 _ 的 id 为 0；随机数按步骤 1 和 3 说的抽）藏起来，损失只算这些位置；各层改用双向注意力，"
         "不要缓存，也不要交叉注意力；用 fill_in 和 sample 填空；再加上 BERT 的初始化"
-        "（_init_weights）、与词嵌入绑定的掩蔽语言模型头 cls = BertOnlyMLMHead，"
+        "（_init_weights）、与词元嵌入绑定的掩蔽语言模型头 cls = BertOnlyMLMHead，"
         "以及片段嵌入和填充掩码。"),
     "v8_bert_mlm/01-mlm-target": (
         "Hide characters and ask for them back: a new hyperparameter mask_prob = 0.15, "
