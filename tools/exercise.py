@@ -725,7 +725,8 @@ def main(argv=None):
                             "v5_ffn --check")
         for name, _, target in every:
             indent = "  " * ("/" in name)
-            print(f"{indent}{name:<{40 - len(indent)}} {status(name, zh):<8} {describe(target)}")
+            line = f"{indent}{name:<{40 - len(indent)}} {status(name, zh):<8} {describe(target)}"
+            print(line if len(line) <= 99 else line[:98] + "…")  # one line on a 100-column screen
         print(catalogue.TEXT["list_footer"][zh])
         return 0
     name, start, target = find(args.exercise, every)
