@@ -250,6 +250,18 @@ UNKNOWN = [  # mistakes the catalogue does not hold: the generic stages must cat
      'torch.tril(torch.ones(block_size, block_size), diagonal=-1))', "outputs"),
     ("v6_block", "        wei = self.attn_dropout(wei)\n",
      "        wei = F.dropout(wei, self.attn_dropout.p, training=True)\n", "causality"),
+    # found by a second adversarial pass
+    ("v8_bert_mlm", "k = max(1, round(args.mask_prob * shape[1]))",
+     "k = max(1, int(-(-args.mask_prob * shape[1] // 1)))", "calls"),  # rounded up
+    ("v8_bert_mlm", "filled = torch.where(ids == 0, top_i[..., 0] + 1, ids)",
+     "filled = torch.where(ids == 0, logits.argmax(-1), ids)", "calls"),  # the mask token too
+    ("v7_bert_layer", "            if config.hidden_act not in ACT2FN:\n"
+     "                raise ValueError(f\"unknown hidden_act {config.hidden_act!r}, not one of \"\n"
+     "                                 f\"{', '.join(ACT2FN)}\")\n", "", "raised"),  # a KeyError
+    ("v7_bert_layer", "        return self.LayerNorm(hidden_states + input_tensor)  # (B, T, C)"
+     "\n\nclass BertAttention",  # BertSelfOutput's LayerNorm applied twice: no hint fits
+     "        return self.LayerNorm(self.LayerNorm(hidden_states + input_tensor))"
+     "\n\nclass BertAttention", "outputs"),
 ]
 
 
@@ -264,6 +276,8 @@ def test_a_mistake_the_catalogue_does_not_know_fails_at_its_stage(name, old, new
     assert not passed and differs and stage in differs[0], said
     if stage == "raised":
         assert f'File "{tmp_path / "train.py"}", line' in said, said
+    if "LayerNorm(self.LayerNorm(" in new:  # invisible mistakes' hints must not be given
+        assert "none of the mistakes the checker knows" in said, said
     if stage == "batches" and name == "v4_multihead":  # the targets not one character on
         assert "get_batch's y (the targets)" in said, said
 
@@ -335,3 +349,13 @@ def test_bert_s_initial_spread_is_held_to_a_quarter(tmp_path):
     passed, said = run_check("v8_bert_mlm", text.replace(old, old.replace(
         "self.config.initializer_range", "0.025")), tmp_path)
     assert not passed and "differs  initial weights" in said, said
+
+
+@pytest.mark.parametrize("line", ["torch.set_grad_enabled(False)",
+                                  "torch.set_default_dtype(torch.float64)"])
+def test_a_file_that_changes_torch_s_defaults_fails_and_leaves_them_as_they_were(line, tmp_path):
+    import torch
+
+    passed, said = run_check("v5_ffn", f"import torch\n{line}\n" + target_of("v5_ffn"), tmp_path)
+    assert not passed and "changes torch's defaults" in said, said
+    assert torch.is_grad_enabled() and torch.get_default_dtype() == torch.float32

@@ -1190,6 +1190,11 @@ CALLS = {  # rung: expressions a check evaluates on the target and on the learne
         # the config (fields from steps 1, 3, 6, 7, 9, 11, 12), and each LayerNorm's eps
         "vars(model.config)",
         "[n.eps for n in model.modules() if isinstance(n, torch.nn.LayerNorm)]",
+        # step 7: an unknown activation is a ValueError; a callable is used as it is
+        "m.BertIntermediate(m.BertConfig(hidden_size=12, intermediate_size=20, "
+        "hidden_act='no-such-act'))",
+        "fill(m.BertIntermediate(m.BertConfig(hidden_size=12, intermediate_size=20, "
+        "hidden_act=torch.tanh)))(h)",
     ],
     # ---- v8_bert_mlm
     "v8_bert_mlm": [
@@ -1201,6 +1206,14 @@ CALLS = {  # rung: expressions a check evaluates on the target and on the learne
         "m.sample(model, chars, type(args)(**{**vars(args), 'prompt': 'TH_ _'}))",
         "m.sample(model, chars, type(args)(**{**vars(args), 'prompt': 'T_E'}))",  # short
         "model(x[:, :3])[0]",  # a window shorter than block_size
+        "vars(model.config)",  # its fields, as v7's calls read them
+        "[n.eps for n in model.modules() if isinstance(n, torch.nn.LayerNorm)]",
+        # round(mask_prob * T), at least 1: 8 characters give 1, 4 at 0.1 give 1 too
+        "[m.choose_positions((2, T), type(args)(**{**vars(args), 'mask_prob': p}), "
+        "torch.Generator().manual_seed(0)) for T, p in ((8, 0.15), (4, 0.1), (32, 0.15))]",
+        # logits that rank the mask token first: a blank is never filled with it
+        "m.fill_in(lambda ids, *a, **k: (torch.arange(len(chars), 0, -1.0).expand("
+        "*ids.shape, -1), None), x.masked_fill(torch.arange(5) % 2 == 0, 0))",
         "model.encoder.layer[0](h, encoder_hidden_states=h)",  # no cross-attention left
         "model.encoder.layer[0](h, past_key_value=(h.view(2, 5, 3, 4).transpose(1, 2),) * 2)",
         "model(x, token_type_ids=torch.tensor([[0, 0, 1, 1, 1], [0, 1, 1, 1, 1]]))[0]",
@@ -1280,6 +1293,10 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                        "if __name__ == \"__main__\":, so that importing trains nothing",
                        "第 {line} 行在导入文件时就会训练：把 main() 留在 "
                        "if __name__ == \"__main__\": 之下，导入时就不会训练"),
+    "torch_defaults": ("importing your file changes torch's defaults (the default dtype, or "
+                       "whether gradients are kept): train.py's lessons leave them as they are",
+                       "导入你的文件会改掉 torch 的默认设置（默认数据类型，或是否记录梯度）："
+                       "train.py 的课程部分不动它们"),
     "hp_missing": ("the target has a hyperparameter {name} = {value!r}; yours has none",
                    "目标程序有超参数 {name} = {value!r}；你的没有"),
     "hp_value": ("{name} is {yours!r} in yours, {value!r} in the target",

@@ -150,8 +150,18 @@ def import_learner(path):
     module = types.ModuleType(f"exercise_{zlib.crc32(str(path).encode())}")
     module.__file__ = str(path)
     sys.modules[module.__name__] = module  # a dataclass looks its module up
-    with learners(path):
-        exec(compile(tree, str(path), "exec"), module.__dict__)  # parsed once, above
+    import torch
+
+    before = torch.get_default_dtype(), torch.is_grad_enabled()
+    try:
+        with learners(path):
+            exec(compile(tree, str(path), "exec"), module.__dict__)  # parsed once, above
+    finally:  # torch's defaults, set by the file, would hold for the target's run too
+        after = torch.get_default_dtype(), torch.is_grad_enabled()
+        torch.set_default_dtype(before[0])
+        torch.set_grad_enabled(before[1])
+    if after != before:
+        raise Differs("imports", "torch_defaults")
     return module
 
 
@@ -616,8 +626,12 @@ def wrap(message):
 
 
 def mistake(known, stage, mine, agree):
-    """The first catalogued mistake whose observation at stage agrees with the learner's."""
+    """The first catalogued mistake whose observation at stage agrees with the learner's; one
+    that agrees with the target's there too shows nothing at this stage, and names nothing."""
     observe, agree = MATCH.get(stage, (STAGES_BY_NAME[stage], agree))
+    if ("target", stage) not in known.seen:
+        with contextlib.redirect_stdout(io.StringIO()):
+            known.seen["target", stage] = observe(known.target, known.ctx)
     for i, m in enumerate(known.mistakes):
         if (i, stage) not in known.seen:
             try:
@@ -628,26 +642,31 @@ def mistake(known, stage, mine, agree):
                     known.seen[i, stage] = observe(module, known.ctx)
             except Exception:  # a mistake that raises here matches nothing
                 known.seen[i, stage] = None
-        if known.seen[i, stage] is not None and agree(mine, known.seen[i, stage]):
+        found = known.seen[i, stage]
+        if found is not None and agree(mine, found) and not (
+                stage in MATCH and agree(mine, known.seen["target", stage])):
             return m
     return None
 
 
 def logits(module, ctx):
-    """The logits and the loss at each size, as outputs() computes them first: enough to tell
-    one mistake from another, at a tenth of the work."""
+    """The logits and the loss at each size, and the gradients at the small sizes, as outputs()
+    computes them first: enough to tell one mistake from another, without hooks."""
     found = []
     for args, weights, batch in zip(ctx.configs, ctx.weights, ctx.batches):
         model = build(module, ctx, args, weights)
         seed(ctx.torch, 1)
-        with ctx.torch.no_grad():
-            found.append(dict(zip(("logits", "loss"), model(*batch))))
+        found.append(dict(zip(("logits", "loss"), model(*batch))))
+        if not found[1:]:
+            found[0]["loss"].backward()
+            found[0]["grads"] = {k: p.grad for k, p in model.named_parameters()}
     return found
 
 
 STAGES_BY_NAME = {stage: observe for stage, observe, _ in STAGES}
-MATCH = {"outputs": (logits, lambda mine, theirs: all(
-    close(p["logits"], q["logits"]) and close(p["loss"], q["loss"]) for p, q in zip(mine, theirs)))}
+MATCH = {"outputs": (logits, lambda mine, theirs: close(mine[0]["grads"], theirs[0]["grads"])
+                     and all(close(p["logits"], q["logits"]) and close(p["loss"], q["loss"])
+                             for p, q in zip(mine, theirs)))}
 
 
 def doc_section(m, zh):
