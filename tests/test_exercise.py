@@ -1,7 +1,6 @@
 """tools/exercise.py: every exercise's target passes, its starting file fails, and every mistake
 in the catalogue, applied to the target, fails with its own hint (a mutation test). Then the
 command line: writing an exercise, never over one, checking, listing, bad input."""
-import os
 
 import pytest
 

@@ -19,8 +19,10 @@ at the first difference, with a hint:
     outputs          the target's weights copied into your model: every module's output, the
                      logits, the loss and the gradients, compared
     batches          get_batch under the same generator
-    causality        whether a later character changes an earlier prediction
-    calls            the rung's other calls (generation, a cache, its config), compared
+    causality        whether a later character changes an earlier prediction, and whether
+                     eval mode gives the same logits twice
+    calls            the rung's other calls (generation, a prompt, a short window, a cache,
+                     its config), compared
     training         a short training from the same weights and batches: the same losses
 
 Where your outputs equal a mistake in tools/catalogue.py, the hint names that mistake and the
@@ -32,7 +34,6 @@ import ast
 import contextlib
 import hashlib
 import io
-import locale
 import math
 import os
 import sys
