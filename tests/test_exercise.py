@@ -10,6 +10,8 @@ exercise = load_tool("exercise")
 catalogue = exercise.catalogue
 EVERY = exercise.exercises()
 NAMES = [name for name, _, _ in EVERY]
+STARTS = {name: start for name, start, _ in EVERY}
+TARGETS = {name: target for name, _, target in EVERY}
 CACHE = {}  # each target and its mistakes loaded once for the whole module
 
 
@@ -18,8 +20,7 @@ def run_check(name, text, tmp_path, lang="en"):
     path = tmp_path / "train.py"
     path.write_text(text, encoding="utf-8")
     lines = []
-    target = dict((n, t) for n, _, t in EVERY)[name]
-    passed = exercise.check(name, target, path, lang, say=lines.append, cache=CACHE)
+    passed = exercise.check(name, TARGETS[name], path, lang, say=lines.append, cache=CACHE)
     return passed, "\n".join(lines)
 
 
@@ -32,15 +33,15 @@ def test_every_rung_from_v4_and_every_step_is_an_exercise():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_target_passes(name, tmp_path):
-    passed, said = run_check(name, dict((n, t) for n, _, t in EVERY)[name], tmp_path)
+    passed, said = run_check(name, TARGETS[name], tmp_path)
     assert passed, said
     assert "python exercises/" in said and "expect a val loss near" in said
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_starting_file_fails(name, tmp_path):
-    start, target = dict((n, (s, t)) for n, s, t in EVERY)[name]
-    passed, said = run_check(name, exercise.starting_file(name, start, target, "en"), tmp_path)
+    passed, said = run_check(name, exercise.starting_file(name, STARTS[name], TARGETS[name], "en"),
+                             tmp_path)
     assert not passed, said
 
 
@@ -50,8 +51,8 @@ MUTANTS = [(m["exercise"], i, m) for i, m in enumerate(catalogue.MISTAKES)]
 @pytest.mark.parametrize("name, index, mistake", MUTANTS,
                          ids=[f"{n}-{i}" for n, i, _ in MUTANTS])
 def test_each_mistake_fails_with_its_own_hint(name, index, mistake, tmp_path):
-    target = dict((n, t) for n, _, t in EVERY)[name]
-    applied = [m for m in catalogue.mistakes_for(name, target) if m["edits"] == mistake["edits"]]
+    applied = [m for m in catalogue.mistakes_for(name, TARGETS[name])
+               if m["edits"] == mistake["edits"]]
     assert applied, f"mistake {index}'s edit does not apply to {name}'s program"
     passed, said = run_check(name, applied[0]["text"], tmp_path)
     assert not passed and mistake["hint"][0] in " ".join(said.split()), said
@@ -74,16 +75,12 @@ def workspace(tmp_path, monkeypatch):
     return tmp_path / "exercises"
 
 
-def target_of(name):
-    return dict((n, t) for n, _, t in EVERY)[name]
-
-
 def test_an_exercise_is_the_program_before_with_a_docstring_and_is_never_overwritten(
         workspace, capsys):
     assert exercise.main(["v6_block/02-residual"]) == 0
     path = workspace / "v6_block" / "02-residual" / "train.py"
     written = path.read_text(encoding="utf-8")
-    start = dict((n, s) for n, s, _ in EVERY)["v6_block/02-residual"]
+    start = STARTS["v6_block/02-residual"]
     assert written.split('"""', 2)[2] == start.split('"""', 2)[2]  # only the docstring is new
     assert "Exercise v6_block/02-residual" in written and "--check" in written
     assert catalogue.TASKS["v6_block/02-residual"][0].split()[0] in written
@@ -117,7 +114,7 @@ def test_a_check_exits_0_when_it_passes_1_when_it_differs_and_the_list_says_whic
     assert exercise.main(["v6_block/02", "--check", "--file", str(ROOT / "v5_ffn/train.py")]) == 1
     assert exercise.main(["v5_ffn", "--check"]) == 1  # the untouched start
     mine = workspace / "v5_ffn" / "train.py"
-    mine.write_text(target_of("v5_ffn"), encoding="utf-8")
+    mine.write_text(TARGETS["v5_ffn"], encoding="utf-8")
     assert exercise.main(["v5_ffn/", "--check"]) == 0
     out = capsys.readouterr().out
     assert "passed: your code computes what the target computes" in out
@@ -126,7 +123,7 @@ def test_a_check_exits_0_when_it_passes_1_when_it_differs_and_the_list_says_whic
     listed = capsys.readouterr().out.splitlines()
     assert [line.split()[:2] for line in listed[:8]][7] == ["v5_ffn", "passed"]
     assert listed[0].split()[:2] == ["v4_multihead", "token"]  # not passed: no status
-    mine.write_text(target_of("v5_ffn") + "# edited\n", encoding="utf-8")
+    mine.write_text(TARGETS["v5_ffn"] + "# edited\n", encoding="utf-8")
     assert exercise.main([]) == 0
     listed = [line.split()[:2] for line in capsys.readouterr().out.splitlines()]
     assert ["v5_ffn", "edited"] in listed
@@ -143,7 +140,7 @@ def check_text(text, name, tmp_path, capsys, *flags):
 
 
 def test_a_bug_that_raises_shows_the_frames_in_the_learner_s_file(workspace, tmp_path, capsys):
-    text = target_of("v5_ffn").replace("return self.net(x)  # (B, T, C)",
+    text = TARGETS["v5_ffn"].replace("return self.net(x)  # (B, T, C)",
                                        "return self.net(x) @ undefined_name  # (B, T, C)")
     code, out, path = check_text(text, "v5_ffn", tmp_path, capsys)
     assert code == 1
@@ -152,13 +149,13 @@ def test_a_bug_that_raises_shows_the_frames_in_the_learner_s_file(workspace, tmp
 
 
 def test_a_syntax_error_is_shown_with_its_line(workspace, tmp_path, capsys):
-    code, out, _ = check_text(target_of("v5_ffn").replace("nn.ReLU(),", "nn.ReLU(),,"),
+    code, out, _ = check_text(TARGETS["v5_ffn"].replace("nn.ReLU(),", "nn.ReLU(),,"),
                               "v5_ffn", tmp_path, capsys)
     assert code == 1 and "SyntaxError" in out and "nn.ReLU(),," in out
 
 
 def test_importing_a_file_that_trains_is_refused(workspace, tmp_path, capsys):
-    code, out, _ = check_text(target_of("v5_ffn") + "main()\n", "v5_ffn", tmp_path, capsys)
+    code, out, _ = check_text(TARGETS["v5_ffn"] + "main()\n", "v5_ffn", tmp_path, capsys)
     assert code == 1 and "trains when the file is imported" in out
 
 
@@ -180,7 +177,7 @@ REORDERED = {  # right code, written another way: the same numbers, rounded or d
 
 @pytest.mark.parametrize("name", REORDERED)
 def test_right_code_in_another_order_passes(name, workspace, tmp_path, capsys):
-    text = target_of(name)
+    text = TARGETS[name]
     for old, new in REORDERED[name]:
         assert text.count(old) == 1
         text = text.replace(old, new)
@@ -191,7 +188,7 @@ def test_right_code_in_another_order_passes(name, workspace, tmp_path, capsys):
 def test_hints_in_chinese_with_lang_zh_or_a_chinese_locale(workspace, tmp_path, capsys,
                                                            monkeypatch):
     relu = [m for m in catalogue.MISTAKES if m["exercise"] == "v5_ffn"][0]
-    text = catalogue.mistakes_for("v5_ffn", target_of("v5_ffn"))[0]["text"]
+    text = catalogue.mistakes_for("v5_ffn", TARGETS["v5_ffn"])[0]["text"]
     code, out, _ = check_text(text, "v5_ffn", tmp_path, capsys, "--lang", "zh")
     assert code == 1 and relu["hint"][1] in out.replace("\n      ", "")
     assert "v5_ffn/README.zh-CN.md" in out
@@ -268,7 +265,7 @@ UNKNOWN = [  # mistakes the catalogue does not hold: the generic stages must cat
                          ids=[f"{n}-{s}-{i}" for i, (n, _, _, s) in enumerate(UNKNOWN)])
 def test_a_mistake_the_catalogue_does_not_know_fails_at_its_stage(name, old, new, stage,
                                                                  tmp_path):
-    text = target_of(name)
+    text = TARGETS[name]
     assert text.count(old) == 1
     passed, said = run_check(name, text.replace(old, new), tmp_path)
     differs = [line for line in said.splitlines() if "differs" in line or "raised" in line]
@@ -314,7 +311,7 @@ def test_the_tolerance_sits_far_above_what_rounding_gives_and_the_reference_says
      "float('nan')\n        log.step(step, loss)\n", "the losses part: nan"),
 ])
 def test_the_message_names_what_went_wrong(name, old, new, fragment, tmp_path):
-    text = target_of(name)
+    text = TARGETS[name]
     assert text.count(old) == 1
     passed, said = run_check(name, text.replace(old, new), tmp_path)
     assert not passed and fragment in " ".join(said.split()), said
@@ -322,7 +319,7 @@ def test_the_message_names_what_went_wrong(name, old, new, fragment, tmp_path):
 
 @pytest.mark.parametrize("case", ["helper", "exec", "nul", "bom"])
 def test_a_file_python_cannot_read_is_the_learner_s_error_never_the_checker_s(case, tmp_path):
-    text = target_of("v5_ffn")
+    text = TARGETS["v5_ffn"]
     if case == "helper":  # their own module, with a syntax error, imported by their file
         (tmp_path / "helper.py").write_text("def f(:\n", encoding="utf-8")
         text = f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport helper\n" + text
@@ -333,7 +330,7 @@ def test_a_file_python_cannot_read_is_the_learner_s_error_never_the_checker_s(ca
     path = tmp_path / "train.py"
     path.write_bytes(("\ufeff" * (case == "bom") + text).encode("utf-8"))
     lines = []
-    passed = exercise.check("v5_ffn", target_of("v5_ffn"), path, say=lines.append, cache=CACHE)
+    passed = exercise.check("v5_ffn", TARGETS["v5_ffn"], path, say=lines.append, cache=CACHE)
     said = "\n".join(lines)
     assert passed == (case == "bom"), said
     if case != "bom":
@@ -342,7 +339,7 @@ def test_a_file_python_cannot_read_is_the_learner_s_error_never_the_checker_s(ca
 
 def test_bert_s_initial_spread_is_held_to_a_quarter(tmp_path):
     """N(0, 0.025) where BERT draws N(0, 0.02): the initial weights differ."""
-    text = target_of("v8_bert_mlm")
+    text = TARGETS["v8_bert_mlm"]
     old = "module.weight.data.normal_(mean=0.0, std=self.config.initializer_range)"
     assert text.count(old) == 1
     passed, said = run_check("v8_bert_mlm", text.replace(old, old.replace(
@@ -355,6 +352,6 @@ def test_bert_s_initial_spread_is_held_to_a_quarter(tmp_path):
 def test_a_file_that_changes_torch_s_defaults_fails_and_leaves_them_as_they_were(line, tmp_path):
     import torch
 
-    passed, said = run_check("v5_ffn", f"import torch\n{line}\n" + target_of("v5_ffn"), tmp_path)
+    passed, said = run_check("v5_ffn", f"import torch\n{line}\n" + TARGETS["v5_ffn"], tmp_path)
     assert not passed and "changes torch's defaults" in said, said
     assert torch.is_grad_enabled() and torch.get_default_dtype() == torch.float32

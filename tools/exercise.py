@@ -46,7 +46,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import ROOT, VERSIONS, ArgumentParser, UserError, command, one_line  # noqa: E402
-from steps import chain  # noqa: E402
+from steps import chain, read  # noqa: E402
 import catalogue  # noqa: E402
 
 EXERCISES = ROOT / "exercises"
@@ -76,10 +76,6 @@ def exercises():
         for (_, start, _), (name, target, _) in zip(steps, steps[1:]):
             found.append((f"{version}/{name}", start, target))
     return found
-
-
-def read(path):
-    return path.read_text(encoding="utf-8")
 
 
 def find(name, every):
@@ -127,12 +123,13 @@ class Raised(Exception):
     """The learner's code raised: the traceback's frames in their file, and the error."""
 
 
-def load_text(text, name, path):
-    """A program given as text, as a module (a step has no file of its own)."""
+def load_text(source, name, path):
+    """A program given as text or as a parsed tree, as a module (a step has no file of its
+    own); tracebacks name path."""
     module = types.ModuleType(name)
     module.__file__ = str(path)
     sys.modules[name] = module  # a dataclass looks its module up
-    exec(compile(text, str(path), "exec"), module.__dict__)
+    exec(compile(source, str(path), "exec"), module.__dict__)
     return module
 
 
@@ -148,15 +145,12 @@ def import_learner(path):
         for call in ast.walk(node):
             if isinstance(call, ast.Call) and getattr(call.func, "id", "") in ("main", "train"):
                 raise Differs("imports", "main_on_import", line=call.lineno)
-    module = types.ModuleType(f"exercise_{zlib.crc32(str(path).encode())}")
-    module.__file__ = str(path)
-    sys.modules[module.__name__] = module  # a dataclass looks its module up
     import torch
 
     before = torch.get_default_dtype(), torch.is_grad_enabled()
     try:
-        with learners(path):
-            exec(compile(tree, str(path), "exec"), module.__dict__)  # parsed once, above
+        with learners(path):  # parsed once, above
+            module = load_text(tree, f"exercise_{zlib.crc32(str(path).encode())}", path)
     finally:  # torch's defaults, set by the file, would hold for the target's run too
         after = torch.get_default_dtype(), torch.is_grad_enabled()
         torch.set_default_dtype(before[0])
@@ -629,10 +623,7 @@ def wrap(message):
 def mistake(known, stage, mine, agree):
     """The first catalogued mistake whose observation at stage agrees with the learner's; one
     that agrees with the target's there too shows nothing at this stage, and names nothing."""
-    observe, agree = MATCH.get(stage, (STAGES_BY_NAME[stage], agree))
-    if ("target", stage) not in known.seen:
-        with contextlib.redirect_stdout(io.StringIO()):
-            known.seen["target", stage] = observe(known.target, known.ctx)
+    observe = STAGES_BY_NAME[stage]
     for i, m in enumerate(known.mistakes):
         if (i, stage) not in known.seen:
             try:
@@ -644,30 +635,12 @@ def mistake(known, stage, mine, agree):
             except Exception:  # a mistake that raises here matches nothing
                 known.seen[i, stage] = None
         found = known.seen[i, stage]
-        if found is not None and agree(mine, found) and not (
-                stage in MATCH and agree(mine, known.seen["target", stage])):
+        if found is not None and agree(mine, found) and not agree(found, known.observed[stage]):
             return m
     return None
 
 
-def logits(module, ctx):
-    """The logits and the loss at each size, and the gradients at the small sizes, as outputs()
-    computes them first: enough to tell one mistake from another, without hooks."""
-    found = []
-    for args, weights, batch in zip(ctx.configs, ctx.weights, ctx.batches):
-        model = build(module, ctx, args, weights)
-        seed(ctx.torch, 1)
-        found.append(dict(zip(("logits", "loss"), model(*batch))))
-        if not found[1:]:
-            found[0]["loss"].backward()
-            found[0]["grads"] = {k: p.grad for k, p in model.named_parameters()}
-    return found
-
-
 STAGES_BY_NAME = {stage: observe for stage, observe, _ in STAGES}
-MATCH = {"outputs": (logits, lambda mine, theirs: close(mine[0]["grads"], theirs[0]["grads"])
-                     and all(close(p["logits"], q["logits"]) and close(p["loss"], q["loss"])
-                             for p, q in zip(mine, theirs)))}
 
 
 def doc_section(m, zh):
