@@ -378,12 +378,13 @@ class Log:
         self.losses.append(loss.item())
 
 
-def training(module, ctx):
-    """TRAIN_STEPS steps of the module's own train() from the target's weights: the losses."""
+def training(module, ctx, model=None):
+    """TRAIN_STEPS steps of the module's own train() from the target's weights (or model): the
+    losses."""
     args = ctx.configs[TRAIN_SIZES]
     short = type(args)(**{**vars(args), "max_iters": TRAIN_STEPS, "eval_interval": TRAIN_STEPS,
                           "eval_iters": 2})
-    model, log = build(module, ctx, args, ctx.weights[TRAIN_SIZES]), Log()
+    model, log = model or build(module, ctx, args, ctx.weights[TRAIN_SIZES]), Log()
     seed(ctx.torch, 4)
     module.train(model, ctx.splits, short, log)
     return log.losses
