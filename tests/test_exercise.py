@@ -303,6 +303,13 @@ def test_the_tolerance_sits_far_above_what_rounding_gives_and_the_reference_says
 
 
 @pytest.mark.parametrize("name, old, new, fragment", [
+    ("v5_ffn", "            nn.ReLU(),\n",
+     "            nn.ReLU(),\n            nn.Linear(n_embd, n_embd),\n",
+     "ffwd.net.2.weight, which the target's has not"),
+    ("v6_block", "            nn.Linear(n_embd, 4 * n_embd),  # 4x wider inside, as in \"Attention "
+     "Is All You Need\"\n            nn.ReLU(),\n", "            nn.Linear(n_embd, 4 * n_embd),\n"
+     "            nn.Linear(4 * n_embd, 4 * n_embd),\n            nn.ReLU(),\n",
+     "in the target, blocks.0.ffwd.net.1 is a ReLU"),  # a Linear where the ReLU stands
     ("v6_block", 'torch.tril(torch.ones(block_size, block_size)))',
      'torch.tril(torch.ones(block_size, block_size), diagonal=-1))', "keeps the diagonal"),
     ("v6_block", "        wei = self.attn_dropout(wei)\n",

@@ -1311,6 +1311,12 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                     "{name}（{what}）在你的模型里是 {yours}，目标里是 {shape}"),
     "param_extra": ("your model has {name}, which the target's has not",
                     "你的模型有 {name}，目标模型没有"),
+    "param_instead": ("your model has {extra}, which the target's has not, and no {name} {shape} "
+                      "({what}): in the target, {module} is a {kind}. Are the layers in the "
+                      "target's order?",
+                      "你的模型有目标模型没有的 {extra}，却没有 {name} {shape}（{what}）：目标里的 "
+                      "{module} 是 {kind}。层的顺序和目标一致吗？"),
+    "nothing": ("module it does not have", "它没有的模块"),
     "init": ("{name} starts at {yours}, the target's at {value}",
              "{name} 的初始值是 {yours}，目标的是 {value}"),
     "peeks": ("a later character changes an earlier position's logits: a position sees the "

@@ -458,13 +458,19 @@ def difference(stage, mine, theirs, target, ctx, learner):
     if stage == "parameters":
         size = "small" if mine[0] != theirs[0] else "default"
         a, b = (mine[0], theirs[0]) if size == "small" else (mine[1], theirs[1])
+        extra = [k for k in a if k not in b]
         for k in b:
+            if k not in a and extra:  # one in place of the other: say what the target has there
+                module = extra[0].rpartition(".")[0]
+                return "param_instead", {"name": k, "shape": b[k], "what": catalogue.word(k),
+                                         "extra": extra[0], "module": module,
+                                         "kind": kind(target, ctx, module)}
             if k not in a:
                 return "param_missing", {"name": k, "shape": b[k], "what": catalogue.word(k)}
             if a[k] != b[k]:
                 return "param_shape", {"name": k, "shape": b[k], "yours": a[k],
                                        "what": catalogue.word(k)}
-        return "param_extra", {"name": [k for k in a if k not in b][0]}
+        return "param_extra", {"name": extra[0]}
     if stage == "initial weights":
         k = next(k for k in theirs if not same_scale({k: mine[k]}, {k: theirs[k]}))
         return "init", {"name": k, "yours": "mean %.3f, std %.3f" % mine[k][:2],
@@ -513,9 +519,11 @@ def why_not_causal(mine, theirs):
 
 
 def kind(target, ctx, name):
-    """The class of the target's module called name, e.g. FeedForward."""
-    model = build(target, ctx, ctx.configs[0])
-    return type(model.get_submodule(name)).__name__
+    """The class of the target's module called name, e.g. FeedForward ("nothing": none)."""
+    try:
+        return type(build(target, ctx, ctx.configs[0]).get_submodule(name)).__name__
+    except AttributeError:
+        return catalogue.TEXT["nothing"][0]
 
 
 def flat(value):
