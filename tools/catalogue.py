@@ -1223,37 +1223,38 @@ CALLS = {  # rung: expressions a check evaluates on the target and on the learne
 
 
 # ------------------------------------------------------------------ the checker's words
-def word(name):
-    """A parameter's place in the doc's words: blocks.1.ffwd.net.0.weight -> the FFN (ffwd) in
-    block 1."""
+def word(name, zh=False):
+    """A parameter's place in the doc's words: blocks.1.ffwd.net.0.weight -> layer 1, the FFN."""
     parts, said = name.split("."), []
     for i, part in enumerate(parts):
         if part in WORDS:
-            said.append(WORDS[part])
+            said.append(WORDS[part][zh])
         if part.isdigit() and parts[i - 1] in ("blocks", "layer"):
-            said.append(f"layer {part}")
-    return ", ".join(said) or "the model"
+            said.append(f"第 {part} 层" if zh else f"layer {part}")
+    return ("，" if zh else ", ").join(said) or ("模型" if zh else "the model")
 
 
-WORDS = {"token_embedding_table": "the token embeddings",
-         "position_embedding_table": "the position embeddings", "lm_head": "the head to logits",
-         "sa_head": "the attention head", "sa_heads": "multi-head attention",
-         "sa": "attention", "heads": "a head", "query": "the query", "key": "the key",
-         "value": "the value", "proj": "attention's output projection", "ffwd": "the FFN",
-         "ln1": "the LayerNorm before attention", "ln2": "the LayerNorm before the FFN",
-         "ln_f": "the final LayerNorm", "embeddings": "the embeddings",
-         "attention": "attention", "intermediate": "the FFN's first half",
-         "output": "the output", "LayerNorm": "a LayerNorm", "cls": "the masked-LM head",
-         "crossattention": "cross-attention",
-         # ---- v7_bert_layer
-         "self": "self-attention (BertSelfAttention)", "dense": "its Linear (dense)",
-         "word_embeddings": "the word embeddings",
-         "position_embeddings": "the position embeddings",
-         # ---- v8_bert_mlm
-         "token_type_embeddings": "the token type embeddings",
-         "transform": "the transform before the decoder",
-         "decoder": "the decoder (its weight: the word embeddings)",
-         }
+WORDS = {  # a module's name in the code: (English, Chinese), as the docs call it
+    "token_embedding_table": ("the token embeddings", "词元嵌入"),
+    "position_embedding_table": ("the position embeddings", "位置嵌入"),
+    "lm_head": ("the head to logits", "输出层"), "sa_head": ("the attention head", "注意力头"),
+    "sa_heads": ("multi-head attention", "多头注意力"), "sa": ("attention", "注意力"),
+    "heads": ("a head", "一个头"), "query": ("the query", "查询"), "key": ("the key", "键"),
+    "value": ("the value", "值"), "proj": ("attention's output projection", "注意力的输出投影"),
+    "ffwd": ("the FFN", "前馈网络"), "ln1": ("the LayerNorm before attention", "注意力前的层规范化"),
+    "ln2": ("the LayerNorm before the FFN", "前馈网络前的层规范化"),
+    "ln_f": ("the final LayerNorm", "最后的层规范化"), "embeddings": ("the embeddings", "嵌入"),
+    "attention": ("attention", "注意力"), "intermediate": ("the FFN's first half", "前馈网络的前半"),
+    "output": ("the output", "输出"), "LayerNorm": ("a LayerNorm", "层规范化"),
+    "cls": ("the masked-LM head", "掩蔽语言模型头"), "crossattention": ("cross-attention", "交叉注意力"),
+    "self": ("self-attention (BertSelfAttention)", "自注意力（BertSelfAttention）"),
+    "dense": ("its Linear (dense)", "它的全连接层（dense）"),
+    "word_embeddings": ("the word embeddings", "词元嵌入"),
+    "position_embeddings": ("the position embeddings", "位置嵌入"),
+    "token_type_embeddings": ("the token type embeddings", "片段嵌入"),
+    "transform": ("the transform before the decoder", "输出投影前的变换"),
+    "decoder": ("the decoder (its weight: the word embeddings)", "输出投影（权重就是词元嵌入）"),
+}
 
 TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "stage:imports": ("it imports without training", "导入时不训练"),

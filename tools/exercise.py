@@ -443,7 +443,7 @@ STAGES = [  # (stage, observe(module, ctx), agree(learner's, target's)) in the o
 
 
 # ------------------------------------------------------------------ saying what differs
-def difference(stage, mine, theirs, target, ctx, learner):
+def difference(stage, mine, theirs, target, ctx, learner, zh=False):
     """The generic message for a stage's difference: (key, values) into catalogue.TEXT."""
     if stage == "hyperparameters":
         a, b = mine["values"], theirs["values"]
@@ -462,14 +462,14 @@ def difference(stage, mine, theirs, target, ctx, learner):
         for k in b:
             if k not in a and extra:  # one in place of the other: say what the target has there
                 module = extra[0].rpartition(".")[0]
-                return "param_instead", {"name": k, "shape": b[k], "what": catalogue.word(k),
+                return "param_instead", {"name": k, "shape": b[k], "what": catalogue.word(k, zh),
                                          "extra": extra[0], "module": module,
                                          "kind": kind(target, ctx, module)}
             if k not in a:
-                return "param_missing", {"name": k, "shape": b[k], "what": catalogue.word(k)}
+                return "param_missing", {"name": k, "shape": b[k], "what": catalogue.word(k, zh)}
             if a[k] != b[k]:
                 return "param_shape", {"name": k, "shape": b[k], "yours": a[k],
-                                       "what": catalogue.word(k)}
+                                       "what": catalogue.word(k, zh)}
         return "param_extra", {"name": extra[0]}
     if stage == "initial weights":
         k = next(k for k in theirs if not same_scale({k: mine[k]}, {k: theirs[k]}))
@@ -601,7 +601,7 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
                     raise Raised(their_frames(raised.error, path))  # their bug, not our call
                 with learners(path):
                     key, values = difference(stage, mine, theirs, known.target, known.ctx,
-                                             learner)
+                                             learner, zh)
                 raise Differs(stage, key, mistake=m, **values)
             say(text["ok"][zh].format(stage=text[f"stage:{stage}"][zh]))
     except Differs as d:
