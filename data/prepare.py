@@ -14,13 +14,14 @@ import hashlib
 import http.client
 import os
 import sys
-import tempfile
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))  # the tools' command line
-from common import ArgumentParser, UserError, check_output, command, one_line  # noqa: E402
+from common import (ArgumentParser, UserError, beside, check_output, command,  # noqa: E402
+                    one_line)
 from common import TINY_SHAKESPEARE_SHA256 as SHA256  # noqa: E402
 
 URL = "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
@@ -39,12 +40,12 @@ def sha256_of(path):
 
 
 def download(url, out, sha256, timeout):
-    """Fetch url into a temporary file next to out, check it, then move it into place."""
+    """Fetch url into a new file beside out (with the mode any new file gets, as beside makes
+    it), check it, then move it into place."""
     by_hand = "or download the file by hand and place it at %s" % out
     folder = os.path.dirname(os.path.abspath(out))
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".%s." % os.path.basename(out),
-                                   suffix=".part")
+        tmp = beside(Path(os.path.abspath(out)))
     except OSError as e:
         raise UserError("cannot write to %s (%s): check that the folder exists and is "
                         "writable, or choose another place with --out"
@@ -52,7 +53,7 @@ def download(url, out, sha256, timeout):
     try:
         h, size = hashlib.sha256(), 0
         try:
-            with os.fdopen(fd, "wb") as f, urllib.request.urlopen(url, timeout=timeout) as r:
+            with open(tmp, "wb") as f, urllib.request.urlopen(url, timeout=timeout) as r:
                 for block in iter(lambda: r.read(CHUNK), b""):
                     f.write(block)
                     h.update(block)

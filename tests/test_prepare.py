@@ -73,7 +73,8 @@ def one_error_line(err):
 
 
 def leftovers(folder):
-    return [n for n in os.listdir(folder) if n.endswith(".part")]
+    """The files a download left beside its output (common.beside's .NAME.XXXX.partial.txt)."""
+    return [n for n in os.listdir(folder) if n.endswith(".part") or ".partial" in n]
 
 
 def test_import_does_nothing(capsys):
@@ -92,6 +93,17 @@ def test_download_success(server, tmp_path, capsys):
     assert len(printed.out.splitlines()) == 1
     assert str(out) in printed.out and SHA in printed.out and str(len(CONTENT)) in printed.out
     assert leftovers(tmp_path) == []
+
+
+def test_the_file_gets_the_mode_a_new_file_gets(server, tmp_path):
+    """Not mkstemp's 0600, which would keep the file from the user's group: 0666 less the
+    umask, as any new file."""
+    url, _ = server
+    out = tmp_path / "shakespeare.txt"
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert prepare.main(["--url", url + "/input.txt", "--out", str(out), "--sha256", SHA]) == 0
+    assert oct(out.stat().st_mode & 0o777) == oct(0o666 & ~umask)
 
 
 def test_checksum_mismatch_writes_nothing(server, tmp_path, capsys):

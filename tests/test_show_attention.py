@@ -205,3 +205,26 @@ def test_a_full_disk_leaves_the_old_picture(runs, tmp_path, call, full_disk_save
     result = call(runs["v4_multihead"], "--prompt", "MA", "-o", output)
     assert_one_line_error(result, f"cannot write {output} (No space left on device)")
     assert output.read_bytes() == b"the old picture" and len(list(tmp_path.iterdir())) == 1
+
+
+def test_a_large_model_says_how_many_panels_and_draws_the_layers_and_heads_asked(tmp_path,
+                                                                                 capsys):
+    run = tiny_run(tmp_path / "big", "v6_block", n_layer=12, n_head=16, n_embd=16)
+    tool = load_tool("show_attention")
+    draw, drawn = tool.draw, []
+    tool.draw = lambda wei, *args, **kwargs: drawn.append(tuple(wei.shape[:2]))
+    assert tool.main([str(run), "--prompt", "MA", "-o", str(tmp_path / "all.png")]) == 0
+    err = capsys.readouterr().err
+    assert drawn == [(12, 16)] and len(err.splitlines()) == 1 and "192" in err
+    tool.draw = draw
+    output = tmp_path / "some.png"
+    argv = [str(run), "--prompt", "MA", "-o", str(output), "--layers", "0", "2", "--heads", "1",
+            "3"]
+    assert tool.main(argv) == 0 and output.is_file()
+    assert "4" in capsys.readouterr().err
+    for flags, bad in [(["--layers", "0", "12"], "12"), (["--heads", "-1"], "-1")]:
+        tool.draw = lambda *args, **kwargs: drawn.append("drawn")
+        code = tool.main([str(run), "--prompt", "MA", "-o", str(tmp_path / "x.png"), *flags])
+        captured = capsys.readouterr()
+        assert_one_line_error((code, captured.out, captured.err), bad)
+        assert drawn == [(12, 16)] and not (tmp_path / "x.png").exists()

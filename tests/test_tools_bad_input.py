@@ -179,7 +179,7 @@ def test_plot_losses_checks_its_output_before_it_reads_or_draws(make_output, fra
 
 
 def test_plot_losses_refuses_a_title_matplotlib_cannot_draw(tmp_path, call):
-    run = write_metrics(tmp_path / "run", [(0, 4.3, 4.3, 0.0)])
+    run = write_metrics(tmp_path / "run", [(0, 4.3, 4.3, 0.0), (10, 3.0, 3.1, 1.0)])
     result = call("plot_losses", run, "--title", r"cost $\frac$", "-o", tmp_path / "x.png")
     assert result[0] == 2
     assert_one_line_error(result, "cannot draw the title or a label", "literal $ as \\$")

@@ -17,10 +17,10 @@ import argparse
 import contextlib
 import csv
 import errno
+import fcntl
 import functools
 import importlib.util
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -42,35 +42,51 @@ class UserError(Exception):
 
 
 def one_line(text):
-    return " ".join(str(text).split())
+    """text on one line: a newline or another control character (in a path, say) is escaped, as
+    each train.py's one_line does."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
 
 
 UMASK = os.umask(0o022)  # read, and put back at once: the mode a new file gets
 os.umask(UMASK)
-HELD = []  # a stop or the end under way: Ctrl-C and SIGTERM then change nothing (see stop)
+# Ctrl-C; kill, timeout and job schedulers; a closed terminal or a dropped ssh
+STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 
 
 def stop(signum, frame):
-    """The handler of Ctrl-C and SIGTERM: the first stops the tool; the ones after it, and any
-    once main() has returned, do nothing, so that what the first set going (saving, stopping the
-    runs) ends whole and the exit status is main()'s."""
-    if not HELD:
-        HELD.append(signum)
-        raise KeyboardInterrupt
+    """The handler of the stop signals: the first stops the tool; the ones after it are ignored,
+    so that what the first set going (stopping the runs, a swap) ends whole."""
+    ignore_stop_signals()
+    raise KeyboardInterrupt
+
+
+def ignore_stop_signals():
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def signals_held():
+    """The stop signals wait (blocked, as the operating system holds them) until the block ends;
+    one that came meanwhile is answered then."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def command(main):
-    """main(argv) as a tool runs: a UserError is one `error:` line and exit status 2; Ctrl-C or
-    SIGTERM is one `interrupted` line (and what the KeyboardInterrupt says) and 130, and so is a
+    """main(argv) as a tool runs: a UserError is one `error:` line and exit status 2; Ctrl-C,
+    SIGTERM or SIGHUP is one `interrupted` line (and what the KeyboardInterrupt says) and 130, and so is a
     closed output (`| head`); a path the system refuses (a name too long) is one `error:` line."""
     @functools.wraps(main)
     def run(argv=None):
         for stream in (sys.stdout, sys.stderr):  # PYTHONIOENCODING=ascii: escaped, not a crash
             if hasattr(stream, "reconfigure"):
                 stream.reconfigure(errors="backslashreplace")
-        HELD.clear()
-        for s in (signal.SIGINT, signal.SIGTERM):  # SIGTERM stops as Ctrl-C does
-            signal.signal(s, stop)
+        for signum in STOP_SIGNALS:  # SIGTERM and SIGHUP stop as Ctrl-C does
+            signal.signal(signum, stop)
         try:
             return main(argv)
         except UserError as e:
@@ -87,8 +103,7 @@ def command(main):
                   file=sys.stderr)
             return 2
         finally:  # Python's shutdown puts back the default (death) for a handler of its own
-            for s in (signal.SIGINT, signal.SIGTERM):
-                signal.signal(s, signal.SIG_IGN)
+            ignore_stop_signals()
     return run
 
 
@@ -116,7 +131,8 @@ class ArgumentParser(argparse.ArgumentParser):
 def within(kind, low, high):
     """A flag's type: an int or a float from low to high (nan is refused too)."""
     def number(text):
-        if not low <= (value := kind(text)) <= high:
+        value = kind(text)
+        if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{text} is not from {low} to {high}")
         return value
     number.__name__ = kind.__name__  # argparse's message for "x": invalid int value: 'x'
@@ -162,7 +178,7 @@ def load_run(folder, version=None):
                         f"this ladder ({', '.join(VERSIONS)}): pass another run")
     module = load_train(found)
     try:
-        model, _, _ = module.load_checkpoint(argparse.Namespace(out=Path(folder), device="cpu"))
+        model, _ = module.load_checkpoint(argparse.Namespace(out=Path(folder), device="cpu"))
     except SystemExit as e:  # the version's own one line
         raise UserError(message(e)) from None
     defaults = {name: getattr(module, name) for name in module.HYPERPARAMETERS}
@@ -193,21 +209,37 @@ def check_folder(path, flag, named=None):
                         "path") from None
 
 
-def check_output(path, flag):
-    """Refuse now, before any work, a file path the tool could not write: a folder, a FIFO, a
-    file in a run's folder, or one check_folder refuses (its aside name too long, say)."""
+def check_output(path, flag, runs=()):
+    """The one rule for a file a tool writes, checked now, before any work: never into a run's
+    folder, or where a run the tool starts will write (runs: their --out folders), never over a
+    folder or a FIFO, and never where it cannot be written. aside() then writes it beside and
+    moves it into place, so a symlink at that name is replaced, never written through."""
     path = Path(path)
     if path.exists() and not path.is_file():
         raise UserError(f"{flag} {path} exists and is not a regular file: name a file")
-    if is_run_folder(path.parent):
-        raise UserError(f"{flag} {path} is in {path.parent}, a run's folder, which holds its "
-                        "three files and no more: write it elsewhere")
+    where = Path(os.path.realpath(path))
+    for run in runs:
+        run = Path(os.path.realpath(run))
+        if where == run or run in where.parents:
+            raise UserError(f"{flag} {path} is where a run this tool starts will write ({run}): "
+                            "write it elsewhere")
+    for folder in where.parents:
+        if is_run_folder(folder):
+            raise UserError(f"{flag} {path} is in {folder}, a run's folder, which holds its "
+                            "three files and no more: write it elsewhere")
     check_folder(path.parent, flag, named=path)
 
 
 def is_run_folder(folder):
-    """Whether folder holds a run, as a train.py writes it: its three files and nothing else."""
-    return folder.is_dir() and sorted(os.listdir(folder)) == RUN_FILES
+    """Whether folder holds a run, as a train.py writes it: its three files and nothing else (a
+    folder named ckpt.pt is the user's). The rule of each train.py's is_run: a test holds the two
+    to each other."""
+    folder = Path(folder)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:  # not a folder, or one the user may not list
+        return False
+    return names == RUN_FILES and all((folder / name).is_file() for name in names)
 
 
 def beside(path):
@@ -245,58 +277,136 @@ def check_new_folder(path, flag, ours, kind):
     """The folder path resolves to (symlinks followed), refused now, before any work, unless a
     tool may replace it whole: it is new, empty, or ours(folder) says it holds `kind`. Never
     the current folder or one above it, never a mount point (it cannot be moved aside), never a
-    file, never a folder inside one that holds `kind`, never a folder another run of the tool is
-    writing (its .NAME.partial is there)."""
+    file, never a folder inside a run's or one that holds `kind`."""
     folder = Path(os.path.realpath(path))
     if folder in [Path.cwd(), *Path.cwd().parents] or os.path.ismount(folder):
         raise UserError(f"{flag} {folder} is the current folder, one above it or a mount point: "
                         f"pass a folder of its own, e.g. {folder / 'run'}")
     check_folder(folder, flag)
-    if os.path.lexists(folder) and (not folder.is_dir() or (os.listdir(folder) and not ours(
-            folder))):
+    if not replaceable(folder, ours):
         raise UserError(f"{flag} {folder} holds files that are not {kind}: pass a new folder")
-    if above := [f for f in folder.parents  # one the user may not list holds none of theirs
-                 if os.access(f, os.R_OK) and f.is_dir() and os.listdir(f) and ours(f)]:
-        raise UserError(f"{flag} {folder} is inside {above[0]}, which holds {kind}: pass a "
-                        "folder outside it")
-    partial = folder.parent / f".{folder.name}.partial"
-    if os.path.lexists(partial):
-        raise UserError(f"{partial} exists: another run is writing {folder}; if none is, delete "
-                        "it and run again")
+    for above in folder.parents:  # one the user may not list holds none of theirs
+        if is_run_folder(above) or above.is_dir() and os.access(above, os.R_OK) and \
+                os.listdir(above) and ours(above):
+            raise UserError(f"{flag} {folder} is inside {above}, which holds {kind} or a run: "
+                            "pass a folder outside it")
     return folder
 
 
+def replaceable(folder, ours):
+    """Whether a tool may replace folder whole: it is missing, empty, or ours(folder)."""
+    if not os.path.lexists(folder):
+        return True
+    return folder.is_dir() and (not os.listdir(folder) or ours(folder))
+
+
 @contextlib.contextmanager
-def new_folder(path, flag, ours, kind):
-    """The one way a tool writes a folder whole: yields an empty folder beside path, on its
-    filesystem, to fill; when the block ends, path is replaced by it in two renames, with Ctrl-C
-    and SIGTERM held off, so path holds the old content or the new, never a mix. Any failure or
-    stop leaves path as it was. Checked first by check_new_folder."""
+def new_folder(path, flag, ours, kind, names=()):
+    """The one way a tool writes a folder whole, by the rules a train.py writes its run by. It
+    yields an empty folder to fill, .NAME.partial/new beside path, on its filesystem, under the
+    operating system's lock (a second writer is refused; the lock dies with the process, however
+    it ends). When the block ends, path is looked at again and replaced in two renames, with the
+    stop signals held, so it holds the old content or the new, never a mix. Nothing is removed
+    that this command did not make, or that is not a tool's: the old folder's runs and the files
+    in names go, anything else is kept under a name this says; folders made above path go only
+    while empty. Any failure or stop leaves path as it was."""
     folder = check_new_folder(path, flag, ours, kind)
     partial = folder.parent / f".{folder.name}.partial"
+    made = []  # the folders this command made above path, outermost first
+    lock = None
     try:
-        partial.mkdir(parents=True)  # this command's alone: a second one fails here
-        (partial / "new").mkdir()
-    except OSError as e:
-        advice = "if no run is writing it, delete it" if isinstance(e, FileExistsError) else \
-            "choose another path"
-        raise UserError(f"cannot make {partial} ({e.strerror or e}): {advice}") from None
-    try:
-        yield partial / "new"
-        HELD.append("swap")  # Ctrl-C and SIGTERM do nothing until the swap is done
         try:
-            if folder.exists():
-                os.replace(folder, partial / "old")
-            os.replace(partial / "new", folder)
+            for above in reversed(folder.parents):
+                if not os.path.lexists(above):
+                    os.mkdir(above)
+                    made.append(above)
+            os.makedirs(partial, exist_ok=True)  # one a command that died left is taken over
+            lock = open(partial / "lock", "a")
         except OSError as e:
-            raise UserError(f"cannot write {folder} ({e.strerror or e}): it is as it was") \
-                from None
-        finally:
-            HELD.remove("swap")
+            raise UserError(f"cannot make {one_line(e.filename)} ({e.strerror or e}): choose "
+                            "another path") from None
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released when this process ends
+        except BlockingIOError:
+            lock.close()
+            lock = None
+            raise UserError(f"another command is writing {folder}: wait until it ends, or pass "
+                            "another folder") from None
+        recover(partial, folder)
+        (partial / "new").mkdir()
+        yield partial / "new"
+        if not replaceable(folder, ours):  # the user put a file there meanwhile
+            raise UserError(f"{folder} now holds files that are not {kind}, so it is as it was: "
+                            f"what was written is in {keep(partial / 'new', folder)}")
+        with signals_held():
+            try:
+                if os.path.lexists(folder):
+                    os.replace(folder, partial / "old")
+                os.replace(partial / "new", folder)
+            except OSError as e:
+                raise UserError(f"cannot write {folder} ({e.strerror or e}): it is as it was") \
+                    from None
+        if not remove_written(partial / "old", names):
+            print(f"note: {keep(partial / 'old', folder)} holds what came into {folder} as it "
+                  "was replaced", file=sys.stderr)
     finally:
-        if (partial / "old").exists() and not folder.exists():
-            os.replace(partial / "old", folder)  # the swap went half way: the old is back
-        shutil.rmtree(partial, ignore_errors=True)
+        if lock is not None:
+            if os.path.isdir(partial / "old") and not os.path.lexists(folder):
+                os.replace(partial / "old", folder)  # the swap went half way: the old is back
+            if not remove_written(partial / "new", names):
+                print(f"note: {keep(partial / 'new', folder)} holds what this command could not "
+                      "remove", file=sys.stderr)
+            os.unlink(partial / "lock")
+            remove_empty(partial)
+            lock.close()
+        for above in reversed(made):
+            if os.path.lexists(folder) or not remove_empty(above):
+                break
+
+
+def recover(partial, folder):
+    """What a writer that died left in partial (its lock is free): the folder it had moved aside
+    goes back if folder is missing; anything else is kept beside folder, under a name this says."""
+    for name in sorted(os.listdir(partial)):
+        if name == "old" and not os.path.lexists(folder):
+            os.replace(partial / name, folder)
+            print(f"note: {folder} is back: a command that died had moved it aside",
+                  file=sys.stderr)
+        elif name != "lock":
+            print(f"note: {keep(partial / name, folder)} holds what a command that died left "
+                  f"in {partial}", file=sys.stderr)
+
+
+def keep(path, folder):
+    """path moved beside folder, to a new name of its own, which is returned."""
+    kept = tempfile.mkdtemp(prefix=f"{folder.name}.kept-", dir=folder.parent)
+    os.replace(path, kept)  # onto the empty folder that mkdtemp made
+    return one_line(kept)
+
+
+def remove_written(folder, names):
+    """Remove what a tool wrote in folder: each run's three files (in run folders at any depth),
+    the files named in names, then each folder left empty, deepest first. Whether folder is gone
+    (anything else in it is the user's, and stays). Nothing is removed recursively."""
+    if not os.path.isdir(folder):
+        return not os.path.lexists(folder)
+    for root, _, files in os.walk(folder, topdown=False):
+        root = Path(root)
+        a_run = is_run_folder(root)
+        for name in files:
+            if name in names or a_run and name in RUN_FILES:
+                os.unlink(root / name)
+        remove_empty(root)
+    return not os.path.lexists(folder)
+
+
+def remove_empty(folder):
+    """os.rmdir: a folder goes only while empty. Whether it is gone."""
+    try:
+        os.rmdir(folder)
+    except OSError:  # missing, or it holds something
+        return not os.path.lexists(folder)
+    return True
 
 
 def write_text(path, text):
@@ -326,29 +436,28 @@ OWN_FLAGS = ("--out", "--seed", "--data")  # the tools set these for every run t
 
 def check_flags(script, name, flags, extra, out=None):
     """Refuse now what the train.py at script would refuse later, before any run starts, with its
-    own functions: its flags (its parser), its data, its model's sizes, its prompt (a dry run of
-    its sample, as its main makes), and, if out is given, its --out: new, empty or a run's (its
-    RUN files). flags: the ones the tool sets; extra: the user's, after --; name: how the error
-    names the run."""
-    import torch
-
-    if said := [f for f in extra for own in OWN_FLAGS if f == own or f.startswith(own + "=")]:
+    own functions, as its main calls them: its flags (its parser), its --out if out is given (its
+    RunFolder's check), its data, its model's sizes and memory (built on the meta device first),
+    and its prompt (a dry run of its sample). flags: the ones the tool sets; extra: the user's,
+    after --; name: how the error names the run."""
+    said = [f for f in extra for own in OWN_FLAGS if f == own or f.startswith(own + "=")]
+    if said:
         raise UserError(f"{said[0].split('=')[0]} after -- is this tool's own: pass it before "
                         "the --")
     module = import_path(script, f"check_{Path(script).parent.name}")
+    argv = [*map(str, flags), *extra]
+    if out:
+        argv += ["--out", str(out)]
     try:
-        args = module.parse_args([*map(str, flags), *extra] + (["--out", str(out)] if out else []))
+        args = module.parse_args(argv)
         if args.generate:
             raise UserError("--generate after -- would only sample from old runs: leave it out")
-        if out:  # the rules of its Run, as a tool checks a folder it writes
-            check_new_folder(out, "--out", is_run_folder, f"a run's ({', '.join(RUN_FILES)})")
-        with torch.device("cpu" if args.prompt else "meta"):  # meta: shapes only, no memory
-            model, chars, _ = module.load_data(args)
-        if unknown := "".join(sorted(set(args.prompt) - set(chars))):
-            raise UserError(f"{name}: --prompt has characters the text lacks: {unknown!r}")
-        if args.prompt:
-            module.sample(model, chars, argparse.Namespace(**vars(args) | {
-                "sample_chars": 0, "device": "cpu"}))
+        if out:
+            module.RunFolder(out).check()
+        chars, _, _ = module.load_data(args)
+        model = module.build_model(args, len(chars))
+        args.device = "cpu"  # the model was built there
+        module.check_prompt(model, chars, args)
     except SystemExit as e:
         if not isinstance(e.code, str):  # --help printed the help and stopped
             raise UserError(f"the flags after -- stop {name} before it trains: pass only "
@@ -358,16 +467,21 @@ def check_flags(script, name, flags, extra, out=None):
         raise UserError(f"{name}: {one_line(e)}") from None
 
 
-def last_line(log, code, out):
+def last_line(log, code):
     """What a run into out said last on stderr (its error, or what it saved when stopped); a run
     that said nothing: finished, stopped by SIGTERM while Python started (it wrote nothing), or
-    killed, which may leave its .NAME.partial folder."""
+    killed (the next run into out takes over what it left)."""
     log.seek(0)
-    partial = Path(out).parent / f".{Path(out).name}.partial"
-    silent = ("finished" if code == 0 else f"exit status {code}" if code > 0 else
-              "stopped while Python started: nothing was written" if code == -signal.SIGTERM else
-              f"killed by signal {-code}: {partial} may be left; delete it")
-    return one_line((log.read().strip().splitlines() or [silent])[-1])
+    lines = log.read().strip().splitlines()
+    if lines:
+        return one_line(lines[-1])
+    if code == 0:
+        return "finished"
+    if code > 0:
+        return f"exit status {code}"
+    if code == -signal.SIGTERM:
+        return "stopped while Python started: nothing was written"
+    return f"killed by signal {-code}"
 
 
 def train_all(runs, jobs=1, done=lambda i, rows: None):
@@ -400,7 +514,7 @@ def train_all(runs, jobs=1, done=lambda i, rows: None):
                 del running[i]
                 if proc.returncode:
                     raise UserError(f"{runs[i][0]} failed "
-                                    f"({last_line(log, proc.returncode, runs[i][2])}): "
+                                    f"({last_line(log, proc.returncode)}): "
                                     f"run it alone to see why: python {' '.join(proc.args[1:])}")
                 with open(Path(runs[i][2]) / "metrics.csv", newline="") as f:
                     results[i] = list(csv.DictReader(f))
@@ -419,21 +533,20 @@ def train_all(runs, jobs=1, done=lambda i, rows: None):
 
 def stop_runs(runs, running):
     """SIGTERM, once, to each running run, then its own last line: '; NAME: stopped at step 9:
-    saved in OUT' for each. Ctrl-C and SIGTERM do nothing meanwhile; a run that does not stop
-    within 30 s is killed."""
+    saved in OUT' for each. The stop signals are held meanwhile; a run that does not stop
+    within 30 s is killed (the next run into its folder takes over what it left)."""
     said = ""
-    if running:
-        HELD.append("stopping the runs")
-    for proc, _ in running.values():
-        proc.terminate()  # SIGTERM: train.py saves what it trained and stops
-    for i, (proc, log) in list(running.items()):
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        said += f"; {runs[i][0]}: {last_line(log, proc.returncode, runs[i][2])}"
-        del running[i]
+    with signals_held():
+        for proc, _ in running.values():
+            proc.terminate()  # SIGTERM: train.py saves what it trained and stops
+        for i, (proc, log) in list(running.items()):
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            said += f"; {runs[i][0]}: {last_line(log, proc.returncode)}"
+            del running[i]
     return said
 
 

@@ -45,7 +45,8 @@ import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ROOT, VERSIONS, ArgumentParser, UserError, command, one_line  # noqa: E402
+from common import (ROOT, VERSIONS, ArgumentParser, UserError, aside, command,  # noqa: E402
+                    one_line, write_text)
 from steps import chain, read  # noqa: E402
 import catalogue  # noqa: E402
 
@@ -690,6 +691,35 @@ def passed_file(name):
     return folder(name) / ".passed"
 
 
+def refuse_half_made(name, start, target):
+    """A UserError for what a write of the exercise stopped half way may have left where its
+    file goes: a file where a folder should be; a folder or a link to nothing where the file
+    should be; the starting file cut short (an older exercise.py wrote it in place)."""
+    mine = folder(name) / "train.py"
+    again = f"python tools/exercise.py {name}"
+    folders = [f for f in [mine.parent, *mine.parent.parents] if f.is_relative_to(EXERCISES)]
+    for above in folders:
+        if os.path.lexists(above) and not above.is_dir():
+            raise UserError(f"{shown(above)} is a file, not a folder: move it away, then run "
+                            f"{again} again")
+    if not os.path.lexists(mine):
+        return
+    if not mine.is_file():
+        raise UserError(f"{shown(mine)} is not a file (a folder, or a link to nothing): move it "
+                        f"away, then run {again} again")
+    try:
+        data = mine.read_bytes()
+    except OSError as e:
+        raise UserError(f"cannot read {shown(mine)} ({e.strerror or e}): make it readable, or "
+                        f"move it away and run {again} again") from None
+    for lang in ("en", "zh"):
+        whole = starting_file(name, start, target, lang).encode("utf-8")
+        if len(data) < len(whole) and whole.startswith(data):
+            raise UserError(f"{shown(mine)} holds only the first {len(data)} of the {len(whole)} "
+                            "bytes of the exercise's start (its writing was stopped half way?): "
+                            f"delete it, then run {again} again")
+
+
 def status(name, zh):
     """passed (the exercise's file as it passed), edited (changed since), started, or nothing."""
     marker, mine = passed_file(name), folder(name) / "train.py"
@@ -736,13 +766,16 @@ def main(argv=None):
         raise UserError("--file needs --check: python tools/exercise.py "
                         f"{name} --check --file {args.file}")
     mine = folder(name) / "train.py"
+    if not args.file:  # the exercise's own file: not one a write stopped half way
+        refuse_half_made(name, start, target)
     if not args.check:
         if os.path.lexists(mine):
             raise UserError(f"{shown(mine)} exists and is never overwritten: check it with "
                             "--check, or delete it to start over")
-        mine.parent.mkdir(parents=True, exist_ok=True)
-        with open(mine, "x", encoding="utf-8") as f:
-            f.write(starting_file(name, start, target, "zh" if zh else "en"))
+        # written beside and moved into place: a stop half way leaves no half file at mine
+        with aside(mine) as tmp:
+            tmp.write_text(starting_file(name, start, target, "zh" if zh else "en"),
+                           encoding="utf-8")
         print(catalogue.TEXT["written"][zh].format(
             path=shown(mine), task=catalogue.TASKS[name][zh], name=name))
         return 0
@@ -754,8 +787,10 @@ def main(argv=None):
     if not check(name, target, path, "zh" if zh else "en"):
         return 1
     if path.resolve() == mine.resolve():  # the list says which of your exercises passed
-        with contextlib.suppress(OSError):  # a convenience: a read-only folder goes without
-            passed_file(name).write_text(sha256(path) + "\n", encoding="utf-8")
+        # a convenience: a read-only folder goes without. Written beside and moved into
+        # place: a link at .passed is replaced, never written through
+        with contextlib.suppress(UserError):
+            write_text(passed_file(name), sha256(path) + "\n")
     return 0
 
 

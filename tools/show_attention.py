@@ -1,8 +1,9 @@
-"""Draw a trained run's attention weights on a prompt: every layer, every head.
+"""Draw a trained run's attention weights on a prompt: every layer, every head, or those asked.
 
     python v4_multihead/train.py
     python tools/show_attention.py runs/v4_multihead --prompt "MARGERY:"
     python tools/show_attention.py runs/v8_bert_mlm --prompt $'MARGERY:\\nMorning! Th_re you _re.'
+    python tools/show_attention.py runs/v6_block --prompt "MARGERY:" --layers 0 2 --heads 1 3
 
 RUN is a run folder a train.py wrote, of any version from v4_multihead to v8_bert_mlm (v1_bigram
 has no attention). The prompt is at most block_size characters the model saw in training (v8:
@@ -13,6 +14,10 @@ One square per head, one row of squares per layer. In a square, row t is the que
 prompt's t-th character, column s the key at its s-th, and the colour the weight that t's softmax
 gives s: dark 0, yellow 1; every row sums to 1. v4 to v7 are causal: above the diagonal, 0. v8
 sees both ways.
+
+--layers and --heads draw only the layers and heads named, counted from 0: --layers 0 2
+--heads 1 3 draws four squares. For a model of more than 16 squares (--n-layer 12 --n-head 16:
+192, which take half a minute to draw) a line on stderr says how many are drawn.
 
 Where the weights come from: v7 and v8 follow HF's BertSelfAttention, which returns them when
 called with output_attentions=True. v4, v5 and v6 compute them inside MultiHeadAttention.forward
@@ -31,6 +36,7 @@ from common import (ROOT, VERSIONS, ArgumentParser, UserError, aside, check_outp
                     load_run, pyplot)
 
 MAX_CHARS = 64  # a longer prompt's squares would be too small to read, the figure too large
+MANY_PANELS = 16  # a model with more layers x heads than this: say how many squares are drawn
 # the attention module of each rung, by class name: v4 to v6's, then HF's (v7, v8)
 ATTENTION = ("MultiHeadAttention", "BertSelfAttention")
 
@@ -97,10 +103,15 @@ def label_text(prompt):
     return repr(prompt).replace("$", r"\$")
 
 
-def draw(wei, version, prompt, out, dpi=100):
+def draw(wei, version, prompt, out, dpi=100, layers=None, heads=None):
     """wei (n_layer, nh, T, T), of the T characters of prompt, as one heatmap per head in a grid,
-    written to out as a PNG."""
+    written to out as a PNG. layers, heads: the model's indices of wei's layers and heads, for
+    the titles (default: 0, 1, 2, ...)."""
     plt = pyplot()
+    if layers is None:
+        layers = list(range(wei.shape[0]))
+    if heads is None:
+        heads = list(range(wei.shape[1]))
     n_layer, nh, T, _ = wei.shape
     # inches per square: 32 characters need room for their labels; at most 40 inches in all
     cell = min(max(2.0, 0.11 * T), 40 / max(nh, n_layer))
@@ -115,7 +126,7 @@ def draw(wei, version, prompt, out, dpi=100):
             ax.set_xticks(range(T), labels, fontsize=size)
             ax.set_yticks(range(T), labels, fontsize=size)
             ax.tick_params(length=0)
-            ax.set_title(f"layer {i} head {h}", fontsize=8)
+            ax.set_title(f"layer {layers[i]} head {heads[h]}", fontsize=8)
     fig.colorbar(image, ax=axes, shrink=0.6, label="attention weight")
     fig.suptitle(f"{version} attention on {label_text(prompt)} "
                  "(row: query, column: key)", fontsize=9)
@@ -139,6 +150,27 @@ def encode(prompt, chars, block_size, run):
     return torch.tensor([[chars.index(c) for c in prompt]])  # (1, T)
 
 
+def chosen(indices, count, flag, noun, run):
+    """The indices a flag (--layers, --heads) picks, each once, in the order given; every one if
+    the flag was left out; a UserError for one the model in run does not have."""
+    if indices is None:
+        return list(range(count))
+    for index in indices:
+        if not 0 <= index < count:
+            raise UserError(f"{flag} {index}: the model in {run} has {count} {noun}, 0 to "
+                            f"{count - 1}: pick from those")
+    return list(dict.fromkeys(indices))
+
+
+def squares_line(layers, heads, n_layer, nh):
+    """The line that says how many squares of the model's n_layer x nh will be drawn."""
+    if len(layers) == n_layer and len(heads) == nh:
+        return (f"drawing all {n_layer * nh} squares ({n_layer} layers x {nh} heads), which takes "
+                "a while: --layers and --heads pick some, e.g. --layers 0 --heads 0 1")
+    return (f"drawing {len(layers) * len(heads)} of the model's {n_layer * nh} squares (layers "
+            f"{', '.join(map(str, layers))} x heads {', '.join(map(str, heads))})")
+
+
 @command
 def main(argv=None):
     p = ArgumentParser(__file__, __doc__)
@@ -146,6 +178,10 @@ def main(argv=None):
     p.add_argument("--prompt", required=True, help="the characters to look at")
     p.add_argument("-o", "--output", type=Path, default=None,
                    help="the PNG file to write (default: runs/attention_<version>.png)")
+    p.add_argument("--layers", type=int, nargs="+", metavar="L", default=None,
+                   help="draw only these layers, counted from 0 (default: every layer)")
+    p.add_argument("--heads", type=int, nargs="+", metavar="H", default=None,
+                   help="draw only these heads, counted from 0 (default: every head)")
     args = p.parse_args(argv)
     if args.output is not None:  # checked before the run is read
         if args.output.suffix.lower() != ".png":
@@ -161,7 +197,13 @@ def main(argv=None):
     output = args.output or ROOT / "runs" / f"attention_{version}.png"
     check_output(output, "-o")
     wei = weights(model, idx)[:, 0]  # (n_layer, nh, T, T)
-    draw(wei, version, args.prompt, output)
+    n_layer, nh = wei.shape[0], wei.shape[1]
+    layers = chosen(args.layers, n_layer, "--layers", "layers", folder)
+    heads = chosen(args.heads, nh, "--heads", "heads", folder)
+    if n_layer * nh > MANY_PANELS:
+        print(squares_line(layers, heads, n_layer, nh), file=sys.stderr)
+    wei = wei[layers][:, heads]  # (len(layers), len(heads), T, T)
+    draw(wei, version, args.prompt, output, layers=layers, heads=heads)
     print(f"wrote {output}")
     return 0
 

@@ -35,8 +35,8 @@ import tempfile
 from pathlib import Path
 
 from common import (ROOT, VERSIONS, ArgumentParser, UserError, check_flags, check_jobs,
-                    check_new_folder, command, import_path, new_folder, one_line, pyplot,
-                    train_all, within, write_csv, write_text)
+                    check_new_folder, check_output, command, import_path, new_folder, one_line,
+                    pyplot, train_all, within, write_csv, write_text)
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
 
@@ -124,11 +124,15 @@ def write_steps(steps, out, force=False):
     if os.path.lexists(out) and not out.is_dir():
         raise UserError(f"--out {out} is not a folder: pass a new folder")
     mine = {name for name, _, _ in steps} | {"trained", ".trained.partial"}
-    if out.is_dir() and (theirs := sorted(set(os.listdir(out)) - mine)):
+    theirs = []
+    if out.is_dir():
+        theirs = sorted(set(os.listdir(out)) - mine)
+    if theirs:
         raise UserError(f"--out {out} holds {theirs[0]}, which is not a step of this rung: pass "
                         "a new folder")
     for name, text, _ in steps:
         path = out / name / "train.py"
+        check_output(path, "--out")  # never into a run's folder
         if not force and path.is_file() and read(path) != text:
             raise UserError(f"{path} differs from step {name}: you edited it? Copy it away, or "
                             "pass --force to overwrite it")
@@ -183,7 +187,8 @@ def train(steps, out, args):
     """Train every step at every seed into a folder beside out/trained, which replaces it whole
     once every run has finished and the table is written; the table's rows."""
     try:
-        with new_folder(out / "trained", "--out", trained_by_this_tool, TRAINED) as fresh:
+        with new_folder(out / "trained", "--out", trained_by_this_tool, TRAINED,
+                        names=("steps.csv", "steps.png")) as fresh:
             runs = [(f"{name} seed {seed}", out / name / "train.py", fresh / name / f"seed{seed}",
                      ["--seed", seed, "--data", args.data, *args.extra])
                     for name, _, _ in steps for seed in args.seed]

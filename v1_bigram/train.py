@@ -115,100 +115,168 @@ def sample(model, chars, args):
     return decode(model.generate(context, max_new_tokens=args.sample_chars)[0].tolist(), chars)
 
 # ========================== plumbing below: the same in every version; you may stop reading here
-import argparse, hashlib, io, os, pathlib, shutil, signal, sys, time  # noqa: E401
+import argparse, fcntl, hashlib, io, os, pathlib, signal, sys, tempfile, time, warnings  # noqa
 from tqdm import tqdm
 HYPERPARAMETERS = [k for k, v in globals().items() if type(v) in (int, float, str) and k[0] != "_"]
 VERSION = pathlib.Path(__file__).resolve().parent.name  # v1_bigram, or a step's name
-RANGES = {"lr": (1e-6, 10.0), "seed": (0, 2**63 - 2), "dropout": (0.0, 0.9),  # seed + 1 is used
+# each number flag's range; any other int's is 1 to 10**6 (seed + 1 is used too)
+RANGES = {"lr": (1e-6, 10.0), "seed": (0, 2**63 - 2), "dropout": (0.0, 0.9),
           "mask_prob": (0.01, 1.0), "chunk_size_ff": (0, 10**6), "sample_chars": (0, 10**5)}
-RUN = ["ckpt.pt", "metrics.csv", "sample.txt"]  # a run's folder holds these three files, no more
-HELD = []  # why Ctrl-C and SIGTERM no longer stop anything: see stop()
-
-class ArgumentParser(argparse.ArgumentParser):  # bad input: one line, sys.exit("error: ...")
+RUN_FILES = ["ckpt.pt", "metrics.csv", "sample.txt"]  # a run's folder: these three, no more
+# Ctrl-C; kill, timeout and job schedulers; a closed terminal or a dropped ssh
+STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+class ArgumentParser(argparse.ArgumentParser):
     def error(self, message):  # one line, not argparse's usage block
-        sys.exit(f"error: {message}: see --help")
-
-def parse_args(argv=None):  # the flags, each number in its range (any other int: 1 to 10**6)
-    p = ArgumentParser(allow_abbrev=False, description="--batch-size sets batch_size, etc.")
+        sys.exit(f"error: {one_line(message)}: see --help")
+def parse_args(argv=None):  # a flag for each hyperparameter, then the run's own
+    parser = ArgumentParser(allow_abbrev=False, description="--batch-size sets batch_size, etc.")
     for name in HYPERPARAMETERS:
-        p.add_argument("--" + name.replace("_", "-"), type=type(v := globals()[name]), default=v)
-    found = [d for d in ("cuda", "mps") if getattr(torch, d).is_available()] + ["cpu"]
-    p.add_argument("--device", default="auto", choices=["auto", *found])  # auto: the first
-    p.add_argument("--data", type=pathlib.Path, default=pathlib.Path("data/tinyplays.txt"))
-    p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("runs", VERSION))
-    p.add_argument("--generate", action="store_true", help="sample from the run in --out")
-    p.add_argument("--prompt", default="", help="the text to start from: see sample()")
-    args = p.parse_args(argv)
-    for name, (low, high) in [(n, RANGES.get(n, (1, 10**6))) for n in HYPERPARAMETERS]:
-        if type(v := getattr(args, name)) is not str and not low <= v <= high:  # nan too
-            p.error(f"argument --{name.replace('_', '-')}: {v} is not from {low} to {high}")
-    args.device = args.device.replace("auto", found[0])  # CUDA, then Apple's MPS, then the CPU
+        default = globals()[name]
+        parser.add_argument(flag(name), type=type(default), default=default)
+    devices = [d for d in ("cuda", "mps") if getattr(torch, d).is_available()]
+    devices.append("cpu")  # auto takes the first: CUDA, then Apple's GPU, then the CPU
+    parser.add_argument("--device", default="auto", choices=["auto", *devices])
+    parser.add_argument("--data", type=pathlib.Path, default=pathlib.Path("data/tinyplays.txt"))
+    parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("runs", VERSION))
+    parser.add_argument("--generate", action="store_true", help="sample from the run in --out")
+    parser.add_argument("--prompt", default="", help="the text to start from: see sample()")
+    args = parser.parse_args(argv)
+    for name in HYPERPARAMETERS:
+        value = getattr(args, name)
+        low, high = RANGES.get(name, (1, 10**6))
+        if type(value) is not str and not low <= value <= high:  # nan is refused too
+            parser.error(f"argument {flag(name)}: {value} is not from {low} to {high}")
+    if args.device == "auto":
+        args.device = devices[0]
     return args
-
-def load_data(args):  # the text, its vocabulary, and a new model; the sizes checked first
+def flag(name):
+    return "--" + name.replace("_", "-")
+def one_line(text):  # a newline or another control character (in a path, say) escaped
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+def say(line):  # on stderr, if it is still there: a closed terminal must not stop a save
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):  # gone with the terminal, or closed (2>&-)
+        pass
+def load_data(args):  # the text's characters, its splits, and its sha256 for the checkpoint
+    data = one_line(args.data)
     try:
         if not args.data.is_file() or args.data.stat().st_size > 2**27:  # a FIFO: no end
-            sys.exit(f"error: --data {args.data} is not a file of 128 MiB at most: pass a text")
-        args.data_sha256 = hashlib.sha256(args.data.read_bytes()).hexdigest()  # once, now
+            sys.exit(f"error: --data {data} is not a file of 128 MiB at most: pass a text")
+        data_sha256 = hashlib.sha256(args.data.read_bytes()).hexdigest()
         chars, splits = read_data(args.data)
-        if hashlib.sha256(args.data.read_bytes()).hexdigest() != args.data_sha256:
-            sys.exit(f"error: --data {args.data} changed while it was read: run again")
     except (OSError, UnicodeError) as e:
-        sys.exit(f"error: cannot read --data {args.data} as UTF-8 text ({e})")
+        sys.exit(f"error: cannot read --data {data} ({one_line(e)}): pass a UTF-8 text")
     if min(len(split) for split in splits.values()) <= args.block_size:
-        sys.exit(f"error: --data {args.data} is too short: pass a longer text or --block-size")
-    V, nh = len(chars), getattr(args, "n_head", 0)  # a step's floats; v1: a V x V table
-    B, T, C, L = (args.batch_size, args.block_size, getattr(args, "n_embd", V),
-                  getattr(args, "n_layer", min(nh, 1)))
-    ff = getattr(args, "intermediate_size", 4 * C * min(L, 1))  # v6's FFN; v4 and v5 have less
-    if (8 * C * (L * (4 * C + 2 * ff) + (1 + min(L, 1)) * V)  # weights, gradients, AdamW's
-            + B * T * ((4 * L + 2) * nh * T + 2 * (L + 1) * ff + 32 * L * C + 6 * V) > 3 * 2**30):
-        sys.exit("error: these sizes need over 12 GiB: lower the batch's or the model's")
-    return LanguageModel(len(chars), **{k: getattr(args, k) for k in MODEL_ARGS}), chars, splits
-
+        sys.exit(f"error: --data {data} is too short: pass a longer text or a lower --block-size")
+    return chars, splits, data_sha256
+# A new model is built first on the meta device (shapes, no memory): the lesson's own checks run,
+# and the memory that training needs is counted, before any weight exists.
+def build_model(args, vocab_size):
+    sizes = {name: getattr(args, name) for name in MODEL_ARGS}
+    with torch.device("meta"):
+        model = LanguageModel(vocab_size, **sizes)
+        x = torch.zeros(args.batch_size, args.block_size, dtype=torch.long)  # (B, T)
+        kept = []  # each tensor the forward keeps for backward, which makes a gradient of each
+        with torch.autograd.graph.saved_tensors_hooks(kept.append, lambda nothing: nothing):
+            model(x, x)
+    # the weights, their gradients and AdamW's two averages; then the batch's tensors, twice
+    needed = 4 * sum(p.numel() * p.element_size() for p in model.parameters())
+    needed += 2 * sum(t.numel() * t.element_size() for t in kept)
+    available = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")  # Apple's GPU's too
+    if args.device == "cuda":
+        available = torch.cuda.get_device_properties(0).total_memory
+    if needed > available:
+        sys.exit(f"error: these sizes need about {needed / 2**30:.1f} GiB to train, more than the "
+                 f"{available / 2**30:.1f} GiB of {args.device}: lower the batch's or the model's")
+    return LanguageModel(vocab_size, **sizes)
+def check_prompt(model, chars, args):  # refused now: what the model never saw, or sample() won't
+    unknown = "".join(sorted(set(args.prompt) - set(chars)))
+    if unknown:
+        sys.exit(f"error: the prompt has characters the model never saw: {unknown!r}")
+    dry_run = argparse.Namespace(**vars(args))
+    dry_run.sample_chars = 0
+    sample(model, chars, dry_run)  # the lesson's own checks of the prompt
 def load_checkpoint(args):  # the run in --out, each part checked: a file may be made by hand
-    path, made_by = args.out / "ckpt.pt", VERSION
-    try:  # not a FIFO: it would never end
-        ckpt = torch.load(path if path.is_file() else "", map_location=args.device,
-                          weights_only=True)
-        made_by, chars, hp = ckpt["version"], "".join(ckpt["chars"]), ckpt["hyperparameters"]
-        if made_by != VERSION or not chars or not all(
-                t.isfinite().all() for t in ckpt["state_dict"].values()):
-            raise ValueError("another model, no characters, or weights that are not numbers")
-        hp = parse_args([f"--{k.replace('_', '-')}={v}" for k, v in hp.items()])
-        model = LanguageModel(len(chars), **{k: getattr(hp, k) for k in MODEL_ARGS})
+    path = args.out / "ckpt.pt"
+    made_by = VERSION
+    try:
+        if not path.is_file():  # missing; a FIFO would never end
+            raise FileNotFoundError(path)
+        with warnings.catch_warnings():  # torch's about pickle protocols: our line says more
+            warnings.simplefilter("ignore")
+            ckpt = torch.load(path, map_location=args.device, weights_only=True)
+        made_by = ckpt["version"]
+        chars = ckpt["chars"]
+        if made_by != VERSION or not isinstance(chars, str) or list(chars) != sorted(set(chars)):
+            raise ValueError("another version's, or characters that read_data did not write")
+        if not all(tensor.isfinite().all() for tensor in ckpt["state_dict"].values()):
+            raise ValueError("weights that are not numbers")
+        hp = vars(parse_args([f"{flag(k)}={v}" for k, v in ckpt["hyperparameters"].items()]))
+        model = LanguageModel(len(chars), **{name: hp[name] for name in MODEL_ARGS})
         model.load_state_dict(ckpt["state_dict"])
-    except (Exception, SystemExit) as e:  # another rung's or step's may have the same shapes
-        why = f"a run of {made_by}" if made_by != VERSION else type(e).__name__
-        sys.exit(f"error: cannot load {path} ({why}): pass --out a run of {VERSION}, or train")
-    return model, chars, None
-
-def is_run(folder):  # exactly these three files (a subfolder named ckpt.pt is the user's)
-    return sorted(p.name if p.is_file() else "/" for p in folder.iterdir()) == RUN
-
-class Run:  # what train() logs to: each loss checked, each estimate kept, a bar between them
-    def __init__(self, args):  # --out, symlinks resolved: new, empty or a run's, and taken
-        self.args, self.rows, self.steps, self.start = args, [], 0, time.time()
-        self.out = out = pathlib.Path(os.path.realpath(args.out))  # a symlink: the folder it names
-        self.tmp = out.parent / f".{out.name}.partial"  # beside it: on its filesystem
-        try:  # a name too long fails here too
-            mine = not os.path.lexists(out) or out.is_dir() and (not os.listdir(out) or is_run(out))
-            moves = not out.is_dir() or os.access(out, os.W_OK) and not os.path.ismount(out)
-            sub = (up := next((f for f in out.parents if f.exists()), out)).is_dir() and is_run(up)
-            if not (mine and moves) or sub or out in (pathlib.Path.cwd(), pathlib.Path(
-                    os.path.realpath(args.data)).parent):
-                sys.exit(f"error: --out {out}: pass a new folder, an empty one or a run's, not "
-                         "the current folder, --data's, a mount point, a read-only folder or "
-                         "one in a run's")
-            self.made = [f for f in out.parents if not f.exists()][-1:]  # gone if none is saved
-            self.tmp.mkdir(parents=True)  # fails if another run made it
+    except (Exception, SystemExit) as e:  # another rung or step may have the same shapes
+        why = type(e).__name__
+        if made_by != VERSION:
+            why = f"a run of {one_line(made_by)}"
+        sys.exit(f"error: cannot load {one_line(path)} ({why}): pass --out a run of {VERSION}, "
+                 "or train one")
+    return model.to(args.device), chars
+def is_run(folder):  # its three files and nothing else (a folder named ckpt.pt is the user's)
+    names = sorted(os.listdir(folder))
+    return names == RUN_FILES and all((folder / name).is_file() for name in names)
+def replaceable(folder):  # what a run may replace: nothing, an empty folder, or a run's
+    if not os.path.lexists(folder):
+        return True
+    return folder.is_dir() and (not os.listdir(folder) or is_run(folder))
+# The run: what train() logs to, and --out, replaced whole by it with nothing else touched. It
+# works in .NAME.partial beside --out (on its filesystem: a rename moves a folder whole), under
+# the operating system's lock, which dies with the process however it ends.
+class Run:
+    def __init__(self, args):
+        self.args = args
+        self.out = pathlib.Path(os.path.realpath(args.out))  # a symlink: the folder it names
+        self.partial = self.out.parent / f".{self.out.name}.partial"
+        # the folders this run will make above --out (innermost first): they go while empty
+        self.made = [folder for folder in self.out.parents if not os.path.lexists(folder)]
+        self.lock = None  # .NAME.partial/lock, open and locked while this run holds it
+        self.rows = []  # (step, train loss, val loss, seconds): metrics.csv
+        self.steps = 0  # steps trained: a run stopped before its first has nothing to save
+        above = next(f for f in self.out.parents if os.path.lexists(f))
+        if self.out == pathlib.Path.cwd() or not replaceable(self.out):
+            sys.exit(f"error: --out {one_line(self.out)} is the current folder, or holds files "
+                     "that are not a run's: pass a new folder, an empty one or a run's")
+        if os.path.ismount(self.out) or self.out.is_dir() and not os.access(self.out, os.W_OK):
+            sys.exit(f"error: --out {one_line(self.out)} is a mount point or read-only, so it "
+                     "cannot be moved aside: pass a folder inside it, or another")
+        if not above.is_dir() or is_run(above):
+            sys.exit(f"error: --out {one_line(self.out)} would be inside {one_line(above)}, a "
+                     "file or a run's folder: pass another")
+    def take(self):  # .NAME.partial and the folders above it made, then locked
+        try:
+            os.makedirs(self.partial, exist_ok=True)  # one a run that died left is taken over
+            lock = open(self.partial / "lock", "a")
         except OSError as e:
-            sys.exit(f"error: {self.tmp} ({e.strerror}): " + ("if no run is writing it, delete it"
-                     if isinstance(e, FileExistsError) else "pass another --out"))
-    def evaluation(self, step, losses):  # and a bar for the steps up to the next one
+            sys.exit(f"error: cannot make {one_line(e.filename)} ({e.strerror}): pass another "
+                     "--out")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released when this process ends
+        except BlockingIOError:
+            lock.close()
+            sys.exit(f"error: another run is writing {one_line(self.out)}: wait until it ends, "
+                     "or pass another --out")
+        self.lock = lock
+        for name in sorted(os.listdir(self.partial)):  # what a run that died left there
+            if name == "old" and not os.path.lexists(self.out):  # it had moved --out aside
+                os.replace(self.partial / name, self.out)
+                say(f"note: {one_line(self.out)} is back: a run that died had moved it aside")
+            elif name != "lock":
+                say(f"note: {self.keep(self.partial / name)} holds what a run that died left")
+        self.start = time.time()
+    def evaluation(self, step, losses):  # and a bar, on a terminal, for the steps to the next
         self.rows.append((step, losses["train"], losses["val"], time.time() - self.start))
-        left = min(self.args.eval_interval, self.args.max_iters - step)  # on a terminal's stderr
-        self.bar = tqdm(total=left, leave=False, disable=not (left and os.isatty(2)))
+        left = min(self.args.eval_interval, self.args.max_iters - step)
+        self.bar = tqdm(total=left, leave=False, disable=left == 0 or not os.isatty(2))
     def step(self, step, loss):
         if not torch.isfinite(loss):
             sys.exit(f"error: the loss became {loss.item()} at step {step}: lower --lr")
@@ -216,70 +284,126 @@ class Run:  # what train() logs to: each loss checked, each estimate kept, a bar
         if self.bar.n == self.bar.total:  # the estimate's line comes next: the bar goes first
             self.bar.close()
         self.steps = step + 1
-
-def save(run, model, chars, text):  # written beside --out, then swapped in: one whole run
-    new, buffer = run.tmp / "new", io.BytesIO()  # not into a file: a full disk is an OSError
-    new.mkdir()
-    torch.save({"version": VERSION, "step": run.steps, "chars": chars,
-                "hyperparameters": {k: getattr(run.args, k) for k in HYPERPARAMETERS},
-                "data_sha256": run.args.data_sha256, "state_dict": model.state_dict()}, buffer)
-    (new / "ckpt.pt").write_bytes(buffer.getvalue())
-    (new / "metrics.csv").write_text("step,train_loss,val_loss,elapsed_s\n" + "".join(
-        "%d,%.6f,%.6f,%.2f\n" % row for row in run.rows))
-    (new / "sample.txt").write_text(text or "(stopped: no sample)\n", encoding="utf-8")
-    if run.out.exists():
-        os.replace(run.out, run.tmp / "old")
-    os.replace(new, run.out)
-
-def stop(signum, frame):  # the first Ctrl-C or SIGTERM stops the run; the next wait for its save
-    if not HELD:  # HELD: a stop or a save is under way
-        HELD.append(signum)
-        raise KeyboardInterrupt
-
-def main(argv=None):
-    HELD.clear()
-    for s in (signal.SIGINT, signal.SIGTERM):  # SIGTERM stops as Ctrl-C does
-        signal.signal(s, stop)
-    if sys.stdout:  # None when closed (>&-)
+    def keep(self, path):  # moved beside --out, to a new name of its own: that name
+        kept = tempfile.mkdtemp(prefix=f"{self.out.name}.kept-", dir=self.out.parent)
+        os.replace(path, kept)  # onto the empty folder that mkdtemp made
+        return one_line(kept)
+    def save(self, model, chars, text, data_sha256):  # written aside, looked at again, swapped in
+        new = self.partial / "new"
+        checkpoint = io.BytesIO()
+        torch.save({"version": VERSION, "step": self.steps, "chars": chars,
+                    "hyperparameters": {k: getattr(self.args, k) for k in HYPERPARAMETERS},
+                    "data_sha256": data_sha256, "state_dict": model.state_dict()}, checkpoint)
+        metrics = ["step,train_loss,val_loss,elapsed_s\n"]
+        for row in self.rows:
+            metrics.append("%d,%.6f,%.6f,%.2f\n" % row)
+        files = {"ckpt.pt": checkpoint.getvalue(), "metrics.csv": "".join(metrics).encode(),
+                 "sample.txt": text.encode("utf-8")}
+        path = new
+        try:
+            os.mkdir(new)
+            for name, content in files.items():
+                path = new / name
+                path.write_bytes(content)
+        except OSError as e:  # a full disk
+            sys.exit(f"error: cannot write {one_line(path)} ({e.strerror}): the training is "
+                     "lost, and --out is as it was: free some space, or pass another --out")
+        if not replaceable(self.out):  # the user put a file into --out while the run trained
+            sys.exit(f"error: {one_line(self.out)} now holds files that are not a run's, so it "
+                     f"is as it was: the training is saved in {self.keep(new)}")
+        try:
+            if os.path.lexists(self.out):
+                os.replace(self.out, self.partial / "old")
+            os.replace(new, self.out)
+        except OSError as e:  # a mount point, or read-only: close() puts the old run back
+            sys.exit(f"error: cannot move the run into {one_line(self.out)} ({e.strerror}): it "
+                     f"is as it was, and the training is saved in {self.keep(new)}")
+        remove_run(self.partial / "old")  # anything else in it: the next run keeps it
+    def close(self):  # the old run back if a swap went half way; what this run made goes
+        if self.lock is not None:
+            if os.path.isdir(self.partial / "old") and not os.path.lexists(self.out):
+                os.replace(self.partial / "old", self.out)
+            remove_run(self.partial / "new")  # written, then a full disk
+            os.unlink(self.partial / "lock")
+            remove_empty(self.partial)
+            self.lock.close()
+        for folder in self.made:
+            if os.path.lexists(self.out) or not remove_empty(folder):
+                break
+def remove_run(folder):  # a run's three files, by name, then its folder if now empty
+    for name in RUN_FILES:
+        if os.path.isfile(folder / name):
+            os.unlink(folder / name)
+    remove_empty(folder)
+def remove_empty(folder):  # os.rmdir: never what is in a folder. Whether the folder is gone
+    try:
+        os.rmdir(folder)
+    except OSError:  # missing, or it holds something this run did not make
+        return not os.path.lexists(folder)
+    return True
+def stop(signum, frame):  # the run stops; the next signals are ignored, so a save ends whole
+    ignore_stop_signals()
+    raise KeyboardInterrupt
+def ignore_stop_signals():
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+def train_into(run, args):  # the checks, the training and the save: the exit status
+    torch.manual_seed(args.seed)
+    chars, splits, data_sha256 = load_data(args)
+    model = build_model(args, len(chars)).to(args.device)
+    check_prompt(model, chars, args)
+    run.take()
+    text = "(stopped: no sample)\n"
+    error = None
+    status = 130
+    try:
+        train(model, splits, args, run)
+        text = sample(model, chars, args)
+        print(text, flush=True)
+        status = 0
+    except KeyboardInterrupt:
+        pass
+    except OSError:  # the output closed (| head), full (> /dev/full) or gone with the terminal
+        sys.stdout = None
+    except ValueError as e:  # v8's sample reads the text again: it may have gone
+        error = one_line(e)
+        status = 1
+    ignore_stop_signals()  # from here the save is never cut short
+    if run.steps == 0:
+        say("stopped at step 0: nothing was written")
+        return status
+    run.save(model, chars, text, data_sha256)
+    if error is not None:
+        say(f"error: {error}: the run is saved in {one_line(run.out)}, without a sample")
+    elif status == 130:
+        say(f"stopped at step {run.steps}: saved in {one_line(run.out)}")
+    return status
+def main(argv=None):  # 0 done, 1 an error (one line on stderr), 130 stopped
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, stop)
+    if sys.stdout is not None:  # None when closed (>&-)
         sys.stdout.reconfigure(errors="backslashreplace")  # a character the terminal cannot show
     torch.set_num_threads(1)  # one thread: a seed gives the same figures on any machine
-    run = text = None
+    run = None
     try:
-        try:
-            args = parse_args(argv)
-            torch.manual_seed(args.seed)
-            run = None if args.generate else Run(args)  # --out checked and taken, before work
-            model, chars, splits = (load_checkpoint if args.generate else load_data)(args)
-            if unknown := "".join(sorted(set(args.prompt) - set(chars))):  # before training
-                sys.exit(f"error: the prompt has characters the model never saw: {unknown!r}")
-            sample(model.to(args.device), chars, argparse.Namespace(**vars(args) | {
-                "sample_chars": 0}))
-            if args.generate:
-                return print(sample(model, chars, args)) or 0
-            train(model, splits, args, run)
-            print(text := sample(model, chars, args))
-        except (KeyboardInterrupt, OSError) as e:  # Ctrl-C, SIGTERM, | head, >/dev/full: keep it
-            sys.stdout = None if isinstance(e, OSError) else sys.stdout
-        except ValueError as e:  # a rule of the lesson's, as it words it; or v8's text, gone
-            print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
-            if not (run and run.steps):
-                return 1
-        HELD.append("save")  # from here the save is never cut short
-        if run and run.steps:
-            save(run, model, chars, text)
-        said = f" at step {run.steps}" if run else ""  # --generate: no run
-        said += f": saved in {run.out}" if run and run.steps else ": nothing was written"
-        return 0 if text else print(f"stopped{said}", file=sys.stderr) or 130
-    except OSError as e:  # a full disk: --out is as it was
-        sys.exit(f"error: cannot write {e.filename} ({e.strerror}): --out is as it was")
-    finally:  # Python's shutdown would put back the default (death) for a handler of its own
-        for s in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(s, signal.SIG_IGN)
-        if run and (run.tmp / "old").exists() and not run.out.exists():
-            os.replace(run.tmp / "old", run.out)  # the swap went half way: the old is back
-        if run:  # the folder beside --out, and the ones made above it if nothing was saved
-            for folder in [run.tmp] + ([] if run.out.exists() else run.made):
-                shutil.rmtree(folder, ignore_errors=True)
-
+        args = parse_args(argv)
+        if not args.generate:
+            run = Run(args)  # --out checked, before any work
+            return train_into(run, args)
+        model, chars = load_checkpoint(args)
+        check_prompt(model, chars, args)
+        print(sample(model, chars, args), flush=True)
+        return 0
+    except ValueError as e:  # a rule of the lesson's, as it words it, before any training
+        sys.exit(f"error: {one_line(e)}")
+    except (KeyboardInterrupt, OSError) as e:  # Ctrl-C, SIGTERM, SIGHUP, or | head in --generate
+        if isinstance(e, OSError):
+            sys.stdout = None
+        say("stopped: nothing was written")
+        return 130
+    finally:
+        ignore_stop_signals()  # Python's shutdown would put back the default: death
+        if run is not None:
+            run.close()  # the lock goes with the process
 if __name__ == "__main__":
     sys.exit(main())
