@@ -314,13 +314,12 @@ def test_torch_s_pickle_warning_does_not_come_before_the_error_line(trained, tmp
     assert done.stderr.startswith("error: cannot load") and not done.stdout
 
 
-@pytest.mark.parametrize("edit", ["reversed", "one duplicated", "not a string"])
+@pytest.mark.parametrize("edit", ["reversed", "one duplicated"])
 def test_a_checkpoint_whose_characters_were_edited_is_refused(edit, run, trained, tmp_path):
     out = tmp_path / "run"
     shutil.copytree(trained["v4_multihead"], out)
     ckpt = torch.load(out / "ckpt.pt", weights_only=True)
     chars = ckpt["chars"]
-    ckpt["chars"] = {"reversed": chars[::-1], "one duplicated": chars[0] + chars[:-1],
-                     "not a string": list(chars)}[edit]
+    ckpt["chars"] = {"reversed": chars[::-1], "one duplicated": chars[0] + chars[:-1]}[edit]
     torch.save(ckpt, out / "ckpt.pt")
     assert_one_line_error(run("v4_multihead", ["--generate", "--out", out]), "cannot load")

@@ -345,7 +345,7 @@ def test_an_exercise_file_trains_and_generates_as_its_rung_s_train_py_does(works
     path = workspace / "v6_block" / "05-layernorm" / "train.py"
     module = import_path(path, "an_exercise")
     assert call_main(module, tiny_args(tiny_corpus, tmp_path / "run")) == 0
-    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == module.RUN
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == module.RUN_FILES
     assert call_main(module, ["--generate", "--out", tmp_path / "run", "--sample-chars", 5]) == 0
 
 

@@ -4,6 +4,7 @@ symlink, data deleted mid-run), what the folder held stays, or the new run repla
 plumbing is the same in every version: v1 and v8, the smallest and the largest lesson, stand for
 all of them."""
 import errno
+import fcntl
 import io
 import os
 import pathlib
@@ -89,7 +90,7 @@ def test_ctrl_c_while_the_data_loads_or_the_model_is_built_writes_nothing(where,
 
     monkeypatch.setattr(load("v4_multihead"), where, interrupted)
     code, _, err = run("v4_multihead", tiny_args(tiny_corpus, out))
-    assert (code, err) == (130, "stopped at step 0: nothing was written\n")
+    assert (code, err) == (130, "stopped: nothing was written\n")
     assert folder_bytes(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
 
@@ -112,28 +113,18 @@ def test_a_nan_stops_the_run_in_one_line_and_leaves_the_old_run(version, run, tr
 def test_a_full_disk_leaves_the_old_run(version, run, trained, tiny_corpus, tmp_path,
                                         monkeypatch):
     out, before = copy_of(trained, version, tmp_path)
-    real = pathlib.Path.write_text
+    real = pathlib.Path.write_bytes
 
-    def write_text(self, *args, **kwargs):
+    def write_bytes(self, data):
         if self.name == "sample.txt":  # the last file written aside
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
-        return real(self, *args, **kwargs)
+        return real(self, data)
 
-    monkeypatch.setattr(pathlib.Path, "write_text", write_text)
+    monkeypatch.setattr(pathlib.Path, "write_bytes", write_bytes)
     assert_one_line_error(run(version, tiny_args(tiny_corpus, out, "--seed", 3)),
                           "No space left on device", "--out is as it was")
     assert folder_bytes(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
-
-
-def test_a_second_run_into_a_folder_being_written_is_refused(run, trained, tiny_corpus,
-                                                             tmp_path, monkeypatch):
-    out, before = copy_of(trained, "v4_multihead", tmp_path)
-    (tmp_path / ".run.partial").mkdir()  # what a run writing there holds
-    no_training(monkeypatch, "v4_multihead")
-    assert_one_line_error(run("v4_multihead", tiny_args(tiny_corpus, out)),
-                          ".run.partial (File exists)", "if no run is writing it, delete it")
-    assert folder_bytes(out) == before and (tmp_path / ".run.partial").is_dir()
 
 
 def test_two_names_of_one_folder_are_one_run_at_a_time(run, trained, tiny_corpus, tmp_path,
@@ -144,10 +135,13 @@ def test_two_names_of_one_folder_are_one_run_at_a_time(run, trained, tiny_corpus
     (tmp_path / "elsewhere").mkdir()
     link = tmp_path / "elsewhere" / "link"
     link.symlink_to(out)
-    (tmp_path / ".run.partial").mkdir()  # the first run, writing
-    assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, link)), ".run.partial")
+    (tmp_path / ".run.partial").mkdir()
+    with open(tmp_path / ".run.partial" / "lock", "a") as lock:  # the first run, writing
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, link)),
+                              "another run is writing")
     assert folder_bytes(out) == before
-    (tmp_path / ".run.partial").rmdir()
+    shutil.rmtree(tmp_path / ".run.partial")
     seen = []  # where the run is written while it trains: beside the folder, not the link
     stop_on_call(monkeypatch, load("v1_bigram"), 10, None)
     real = load("v1_bigram").get_batch
@@ -176,8 +170,6 @@ def refusals(tmp_path, trained, monkeypatch):
     mixed = tmp_path / "mixed"
     shutil.copytree(trained["v1_bigram"], mixed)
     (mixed / "notes.txt").write_text("my notes")
-    with_data = tmp_path / "with_data"
-    shutil.copytree(trained["v1_bigram"], with_data)
     (tmp_path / "empty_here").mkdir()
     monkeypatch.chdir(tmp_path / "empty_here")
     (tmp_path / "file").write_text("mine")
@@ -192,7 +184,6 @@ def refusals(tmp_path, trained, monkeypatch):
             "a run's names as the user's folders": (lookalike, []),
             "a folder of the user's": (mine, []), "a run folder with a file of the user's": (
         mixed, []), "an unset shell variable": ("", []), "the current folder": (".", []),
-        "the folder that holds --data": (with_data, ["--data", with_data / "sample.txt"]),
         "the source folder": (ROOT / "v1_bigram", []), "the repository": (ROOT, []),
         "a file": (tmp_path / "file", []), "a symlink loop": (tmp_path / "loop", [])}
 
@@ -202,7 +193,7 @@ def refusals(tmp_path, trained, monkeypatch):
                                   "a run's names as the user's folders",
                                   "a folder of the user's", "a run folder with a file of the "
                                   "user's", "an unset shell variable", "the current folder",
-                                  "the folder that holds --data", "the source folder",
+                                  "the source folder",
                                   "the repository", "a file", "a symlink loop"])
 def test_a_folder_that_holds_no_run_is_refused_before_any_work(case, run, trained, tiny_corpus,
                                                                 tmp_path, monkeypatch):
@@ -233,8 +224,8 @@ def test_a_folder_that_cannot_be_moved_aside_is_refused_before_any_work(kind, ru
         real = os.access
         monkeypatch.setattr(os, "access", lambda p, mode: str(p) != str(out) and real(p, mode))
     no_training(monkeypatch, "v1_bigram")
-    assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, out)), "pass a new folder",
-                          kind.replace("read-only", "a read-only folder"))
+    assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, out)), kind,
+                          "cannot be moved aside")
     assert folder_bytes(out) == before
 
 
@@ -276,10 +267,13 @@ def test_a_swap_that_fails_half_way_puts_the_old_run_back(run, trained, tiny_cor
         real(a, b)
 
     monkeypatch.setattr(os, "replace", replace)
-    assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, out, "--seed", 4)),
-                          "Input/output error", "--out is as it was")
+    code, out_text, err = run("v1_bigram", tiny_args(tiny_corpus, out, "--seed", 4))
+    assert_one_line_error((code, out_text, err), "Input/output error", "it is as it was",
+                          "the training is saved in")
     assert folder_bytes(out) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+    kept = [p for p in tmp_path.iterdir() if p.name != "run"]
+    assert len(kept) == 1 and kept[0].name.startswith("run.kept-") and str(kept[0]) in err
+    assert sorted(os.listdir(kept[0])) == ["ckpt.pt", "metrics.csv", "sample.txt"]
 
 
 @pytest.mark.parametrize("version", ENDS)
@@ -295,9 +289,10 @@ def test_data_deleted_mid_run_keeps_the_run(version, run, tiny_corpus, tmp_path,
     import hashlib
     assert ckpt["data_sha256"] == hashlib.sha256(tiny_corpus.read_bytes()).hexdigest()
     assert ckpt["step"] == 30
-    if version == "v8_bert_mlm":
-        assert code == 130 and err.splitlines()[0].startswith("error: cannot read --data")
-        assert err.splitlines()[1] == f"stopped at step 30: saved in {tmp_path / 'run'}"
+    if version == "v8_bert_mlm":  # an error, not a stop: exit status 1, one line
+        assert code == 1 and err.startswith("error: cannot read --data") and err.count("\n") == 1
+        assert f"saved in {tmp_path / 'run'}, without a sample" in err
+        assert "no sample: cannot read" in (tmp_path / "run" / "sample.txt").read_text()
     else:
         assert (code, err) == (0, "")
 
@@ -310,19 +305,6 @@ def test_a_new_folder_is_made_only_by_a_run_that_saves(run, tiny_corpus, tmp_pat
     assert run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "a" / "b" / "run"))[0] == 130
     assert run("v1_bigram", tiny_args(tmp_path / "none.txt", tmp_path / "a" / "b" / "run"))[0] == 1
     assert list(tmp_path.iterdir()) == []
-
-
-def test_data_that_changes_while_it_is_read_is_refused(run, tiny_corpus, tmp_path,
-                                                        monkeypatch):
-    """The sha256 the checkpoint keeps must be the text the run learned: read, hashed, compared."""
-    data = tmp_path / "text.txt"
-    shutil.copy(tiny_corpus, data)
-    module, real = load("v1_bigram"), load("v1_bigram").read_data
-    monkeypatch.setattr(module, "read_data", lambda path: (real(path), data.write_text(
-        tiny_corpus.read_text()[::-1]))[0])  # another text, swapped in just after the read
-    assert_one_line_error(run("v1_bigram", tiny_args(data, tmp_path / "run")),
-                          "changed while it was read", "run again")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["text.txt"]
 
 
 @pytest.mark.parametrize("flag", ["--out", "--data"])

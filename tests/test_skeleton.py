@@ -20,11 +20,11 @@ MARKER = re.compile(r"^# (?:-+ )?(hyperparameters|data|model|training|generation
 # the lesson in lines: the lecture's bigram.py is 122 lines, its gpt.py 225
 LESSON_BUDGET = {"v1_bigram": 130, "v4_multihead": 175, "v5_ffn": 190, "v6_block": 230,
                  "v7_bert_layer": 470, "v8_bert_mlm": 520}
-# the command line, the input checks and the run folder, read once: 130 lines until the run folder
-# became safe to point anywhere (--out checked, written beside, swapped in whole, signals held, the
-# old run put back), interrupts and pipes were answered everywhere, the memory count took in the
-# vocabulary, and a progress bar, Apple's GPU and the checkpoint's version came in
-PLUMBING_BUDGET = 169
+# the command line, the input checks and the run folder, read once. 169 lines while it was dense
+# (walrus chains, `print() or 130`); written boring, one statement a line, with the run folder's
+# rules (only what it made is removed, --out looked at again before the swap, a lock that dies
+# with its process, SIGHUP), the meta device's memory count, and one error line per case
+PLUMBING_BUDGET = 313
 # changed lines that `diff -u` prints against the version before (v7 rebuilds HF's BertLayer)
 # v8's grew from 214 by the decoder-only code it takes out of v7 (cross-attention, the layers'
 # cache) and the lines those removals shorten, and by two comment lines: 80/10/10's reasons, the tie
@@ -81,11 +81,20 @@ def test_train_calls_the_log_once_per_evaluation_and_once_per_step(version):
 
 
 def test_the_plumbing_names_only_shared_hyperparameters_and_flag_ranges():
+    """Every line below the fence, but the flag ranges (RANGES), names no hyperparameter that some
+    rung lacks: the plumbing knows no rung's settings (the memory count builds the model)."""
     shared = set.intersection(*(set(load(v).HYPERPARAMETERS) for v in VERSIONS))
-    plumbing = "\n".join(split(VERSIONS[-1])[1]).split("RANGES = ")[1].split("}")[1]
+    plumbing = "\n".join(split(VERSIONS[-1])[1])
+    tree = ast.parse(plumbing)
+    ranges = [n for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "RANGES"]
+    assert len(ranges) == 1
+    lines = plumbing.splitlines()
+    del lines[ranges[0].lineno - 1:ranges[0].end_lineno]
+    rest = "\n".join(lines)
+    assert "def main(" in rest and "class Run" in rest  # the whole of it is read
     for version in VERSIONS:
         for name in set(load(version).HYPERPARAMETERS) - shared:
-            assert not re.search(rf"\b{name}\b", plumbing), f"the plumbing names {name}"
+            assert not re.search(rf"\b{name}\b", rest), f"the plumbing names {name}"
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -147,8 +156,8 @@ def test_no_line_is_longer_than_100_characters():
 
 def test_train_scripts_are_self_contained():
     """No version imports from another folder of the repository."""
-    allowed = {"argparse", "dataclasses", "hashlib", "io", "os", "pathlib", "shutil", "signal",
-               "sys", "time", "torch", "tqdm"}
+    allowed = {"argparse", "dataclasses", "fcntl", "hashlib", "io", "os", "pathlib", "signal",
+               "sys", "tempfile", "time", "torch", "tqdm", "warnings"}
     for version in VERSIONS:
         tree = ast.parse("\n".join(lines(version)))
         imported = {n.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)

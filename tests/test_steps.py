@@ -4,6 +4,7 @@ lines; every intermediate is a working program (it trains, writes its run and ge
 in) and, before attention goes both ways, is causal; a patch whose context does not match the
 file is refused, never applied with fuzz."""
 import csv
+import fcntl
 import inspect
 import shutil
 
@@ -203,30 +204,26 @@ def test_an_unreadable_patch_or_an_unwritable_folder_is_one_line(tmp_path, monke
     monkeypatch.undo()
     (tmp_path / "a_file").write_text("x")
     code = steps.main(["v4_multihead", "--out", str(tmp_path / "a_file" / "steps")])
-    assert_one_line_error((code, "", capsys.readouterr().err), "cannot write")
+    assert_one_line_error((code, "", capsys.readouterr().err), "a_file, which is a file")
     assert not (tmp_path / "out").exists() and (tmp_path / "a_file").read_text() == "x"
 
 
 def test_a_second_training_into_the_same_out_is_refused_and_deletes_nothing(
         written, tiny_corpus, monkeypatch, capsys):
-    """Another steps.py trains into written/.trained.partial: a second one into the same --out
-    refuses in one line before any work, and never deletes the first one's runs, even when it
-    gets past the first look (the two started at once)."""
-    theirs = written / ".trained.partial" / "02-averaging-the-past" / "seed1"
+    """Another steps.py trains into written/.trained.partial, holding its lock: a second one into
+    the same --out refuses in one line before any run, and never deletes the first one's runs."""
+    theirs = written / ".trained.partial" / "new" / "02-averaging-the-past" / "seed1"
     theirs.mkdir(parents=True)
     (theirs / "ckpt.pt").write_text("the other training's run\n")
-    before = tree(written.parent)
-    monkeypatch.setattr(steps, "train_all", lambda *a: pytest.fail("a run started"))
-    argv = ["v4_multihead", "--train", "--seed", "1", "--out", str(written), "--data",
-            str(tiny_corpus), "--", *TINY]
-    assert_one_line_error((steps.main(argv), "", capsys.readouterr().err),
-                          f"{written / '.trained.partial'} exists", "delete it")
-    assert tree(written.parent) == before
-    monkeypatch.setattr(steps, "check_new_folder", lambda *a: None)  # the race: both looked
-    argv = ["v4_multihead", "--train", "--seed", "1", "--out", str(written), "--data",
-            str(tiny_corpus), "--", *TINY]
-    assert steps.main(argv) == 2
-    assert "delete it" in capsys.readouterr().err and tree(written.parent) == before
+    with open(written / ".trained.partial" / "lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the first one holds it
+        before = tree(written.parent)
+        monkeypatch.setattr(steps, "train_all", lambda *a: pytest.fail("a run started"))
+        argv = ["v4_multihead", "--train", "--seed", "1", "--out", str(written), "--data",
+                str(tiny_corpus), "--", *TINY]
+        assert_one_line_error((steps.main(argv), "", capsys.readouterr().err),
+                              "another command is writing", "wait until it ends")
+        assert tree(written.parent) == before
 
 
 def test_train_starts_at_the_first_step_that_knows_the_flags(tmp_path, tiny_corpus, monkeypatch,

@@ -63,5 +63,5 @@ def test_v6_depth_and_dropout_reach_the_model(run, tiny_corpus, tmp_path):
     assert run("v6_block", tiny_args(tiny_corpus, tmp_path, "--n-layer", 2, "--dropout",
                                      0.1))[0] == 0
     args = load("v6_block").parse_args(["--out", str(tmp_path)])
-    model, _, _ = load("v6_block").load_checkpoint(args)
+    model, _ = load("v6_block").load_checkpoint(args)
     assert len(model.blocks) == 2 and model.blocks[0].ffwd.net[-1].p == 0.1

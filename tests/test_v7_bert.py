@@ -409,8 +409,8 @@ V7_BAD_FLAGS = [  # the lesson's own rules print as it words them; ranges come f
     (("--chunk-size-ff", "-2"), ("argument --chunk-size-ff: -2 is not from 0 to 1000000",)),
     (("--chunk-size-ff", "3"), ("chunk_size_ff (3) must be 0 or divide block_size (8)",)),
     (("--intermediate-size", "0"), ("argument --intermediate-size: 0 is not from 1 to",)),
-    (("--n-layer", "100000000"), ("argument --n-layer: 100000000 is not from 1 to 1000000",)),
-    (("--n-layer", "100000"), ("these sizes need over 12 GiB",)),
+    (("--n-layer", "100000"), ("argument --n-layer: 100000 is not from 1 to 1000",)),
+    (("--n-embd", "100000", "--n-head", "1"), ("these sizes need about",)),
     (("--dropout", "-0.1"), ("argument --dropout: -0.1 is not from 0.0 to 0.9",)),
 ]
 

@@ -78,8 +78,9 @@ def signals_held():
 
 def command(main):
     """main(argv) as a tool runs: a UserError is one `error:` line and exit status 2; Ctrl-C,
-    SIGTERM or SIGHUP is one `interrupted` line (and what the KeyboardInterrupt says) and 130, and so is a
-    closed output (`| head`); a path the system refuses (a name too long) is one `error:` line."""
+    SIGTERM or SIGHUP is one `interrupted` line (and what the KeyboardInterrupt says) and 130, and
+    so is a closed output (`| head`); a path the system refuses (a name too long) is one `error:`
+    line."""
     @functools.wraps(main)
     def run(argv=None):
         for stream in (sys.stdout, sys.stderr):  # PYTHONIOENCODING=ascii: escaped, not a crash
@@ -437,7 +438,7 @@ OWN_FLAGS = ("--out", "--seed", "--data")  # the tools set these for every run t
 def check_flags(script, name, flags, extra, out=None):
     """Refuse now what the train.py at script would refuse later, before any run starts, with its
     own functions, as its main calls them: its flags (its parser), its --out if out is given (its
-    RunFolder's check), its data, its model's sizes and memory (built on the meta device first),
+    Run's checks), its data, its model's sizes and memory (built on the meta device first),
     and its prompt (a dry run of its sample). flags: the ones the tool sets; extra: the user's,
     after --; name: how the error names the run."""
     said = [f for f in extra for own in OWN_FLAGS if f == own or f.startswith(own + "=")]
@@ -453,7 +454,7 @@ def check_flags(script, name, flags, extra, out=None):
         if args.generate:
             raise UserError("--generate after -- would only sample from old runs: leave it out")
         if out:
-            module.RunFolder(out).check()
+            module.Run(args)  # its checks of --out, as its main makes them
         chars, _, _ = module.load_data(args)
         model = module.build_model(args, len(chars))
         args.device = "cpu"  # the model was built there

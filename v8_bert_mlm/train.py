@@ -439,8 +439,9 @@ import argparse, fcntl, hashlib, io, os, pathlib, signal, sys, tempfile, time, w
 from tqdm import tqdm
 HYPERPARAMETERS = [k for k, v in globals().items() if type(v) in (int, float, str) and k[0] != "_"]
 VERSION = pathlib.Path(__file__).resolve().parent.name  # v1_bigram, or a step's name
-# each number flag's range; any other int's is 1 to 10**6 (seed + 1 is used too)
-RANGES = {"lr": (1e-6, 10.0), "seed": (0, 2**63 - 2), "dropout": (0.0, 0.9),
+# each number flag's range; any other int's is 1 to 10**6 (seed + 1 is used too; a model of
+# 1,000 layers takes seconds to build, and of 10**6 hours)
+RANGES = {"lr": (1e-6, 10.0), "seed": (0, 2**63 - 2), "dropout": (0.0, 0.9), "n_layer": (1, 1000),
           "mask_prob": (0.01, 1.0), "chunk_size_ff": (0, 10**6), "sample_chars": (0, 10**5)}
 RUN_FILES = ["ckpt.pt", "metrics.csv", "sample.txt"]  # a run's folder: these three, no more
 # Ctrl-C; kill, timeout and job schedulers; a closed terminal or a dropped ssh
@@ -528,8 +529,11 @@ def load_checkpoint(args):  # the run in --out, each part checked: a file may be
             ckpt = torch.load(path, map_location=args.device, weights_only=True)
         made_by = ckpt["version"]
         chars = ckpt["chars"]
-        if made_by != VERSION or not isinstance(chars, str) or list(chars) != sorted(set(chars)):
-            raise ValueError("another version's, or characters that read_data did not write")
+        if made_by != VERSION:
+            raise ValueError("another version's")
+        # read_data's vocabulary: each character once, sorted after the first (v8's blank)
+        if chars[0] in chars[1:] or list(chars[1:]) != sorted(set(chars[1:])):
+            raise ValueError("characters in an order read_data would not write")
         if not all(tensor.isfinite().all() for tensor in ckpt["state_dict"].values()):
             raise ValueError("weights that are not numbers")
         hp = vars(parse_args([f"{flag(k)}={v}" for k, v in ckpt["hyperparameters"].items()]))
@@ -562,16 +566,26 @@ class Run:
         self.lock = None  # .NAME.partial/lock, open and locked while this run holds it
         self.rows = []  # (step, train loss, val loss, seconds): metrics.csv
         self.steps = 0  # steps trained: a run stopped before its first has nothing to save
-        above = next(f for f in self.out.parents if os.path.lexists(f))
-        if self.out == pathlib.Path.cwd() or not replaceable(self.out):
-            sys.exit(f"error: --out {one_line(self.out)} is the current folder, or holds files "
-                     "that are not a run's: pass a new folder, an empty one or a run's")
+        try:
+            self.check()
+        except OSError as e:  # a name too long, say
+            sys.exit(f"error: --out {one_line(self.out)}: {e.strerror}: pass another --out")
+    def check(self):  # before any work: can this run replace --out?
+        out = one_line(self.out)
+        above = next((f for f in self.out.parents if os.path.lexists(f)), self.out)
+        if self.out == pathlib.Path.cwd():
+            sys.exit(f"error: --out {out} is the current folder: pass a folder of its own")
+        if not above.is_dir() or os.path.lexists(self.out) and not self.out.is_dir():
+            sys.exit(f"error: --out {out} is a file, or in one: pass a folder")
+        if not replaceable(self.out):
+            sys.exit(f"error: --out {out} holds files that are not a run's: pass a new folder, "
+                     "an empty one or a run's")
+        if is_run(above):
+            sys.exit(f"error: --out {out} would be inside {one_line(above)}, a run's folder, "
+                     "which holds its three files and no more: pass another")
         if os.path.ismount(self.out) or self.out.is_dir() and not os.access(self.out, os.W_OK):
-            sys.exit(f"error: --out {one_line(self.out)} is a mount point or read-only, so it "
-                     "cannot be moved aside: pass a folder inside it, or another")
-        if not above.is_dir() or is_run(above):
-            sys.exit(f"error: --out {one_line(self.out)} would be inside {one_line(above)}, a "
-                     "file or a run's folder: pass another")
+            sys.exit(f"error: --out {out} is a mount point or read-only, so it cannot be moved "
+                     "aside: pass a folder inside it, or another")
     def take(self):  # .NAME.partial and the folders above it made, then locked
         try:
             os.makedirs(self.partial, exist_ok=True)  # one a run that died left is taken over
@@ -687,6 +701,7 @@ def train_into(run, args):  # the checks, the training and the save: the exit st
         sys.stdout = None
     except ValueError as e:  # v8's sample reads the text again: it may have gone
         error = one_line(e)
+        text = f"(no sample: {error})\n"
         status = 1
     ignore_stop_signals()  # from here the save is never cut short
     if run.steps == 0:
@@ -712,13 +727,17 @@ def main(argv=None):  # 0 done, 1 an error (one line on stderr), 130 stopped
             return train_into(run, args)
         model, chars = load_checkpoint(args)
         check_prompt(model, chars, args)
-        print(sample(model, chars, args), flush=True)
+        text = sample(model, chars, args)
+        try:
+            print(text, flush=True)
+        except OSError:  # the output closed (| head) or full: nothing more goes there
+            sys.stdout = None
+            say("stopped: nothing was written")
+            return 130
         return 0
     except ValueError as e:  # a rule of the lesson's, as it words it, before any training
         sys.exit(f"error: {one_line(e)}")
-    except (KeyboardInterrupt, OSError) as e:  # Ctrl-C, SIGTERM, SIGHUP, or | head in --generate
-        if isinstance(e, OSError):
-            sys.stdout = None
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP before the training, or | head
         say("stopped: nothing was written")
         return 130
     finally:
