@@ -132,19 +132,11 @@ def test_a_check_exits_0_when_it_passes_1_when_it_differs_and_the_list_says_whic
     assert not (workspace / "v6_block").exists()  # another file's pass is not the exercise's
 
 
-def test_what_a_write_stopped_half_way_leaves_gets_a_message_that_says_what_to_do(
+def test_what_is_in_the_way_of_an_exercise_s_file_gets_a_message_that_says_what_to_do(
         workspace, tmp_path, capsys):
-    """A start cut short (a write killed half way: an empty file, or half of one), a link to
-    nothing or a folder where the file goes, a file where its folder goes: each is one line that
-    says what to do, the same whether writing the exercise or checking it."""
-    start = exercise.starting_file("v5_ffn", STARTS["v5_ffn"], TARGETS["v5_ffn"], "en")
+    """A link to nothing or a folder where the file goes, a file where its folder goes: each is
+    one line that says what to do, the same whether writing the exercise or checking it."""
     mine = workspace / "v5_ffn" / "train.py"
-
-    def empty():
-        mine.write_text("", encoding="utf-8")
-
-    def half():
-        mine.write_text(start[:len(start) // 2], encoding="utf-8")
 
     def link_to_nothing():
         mine.symlink_to(tmp_path / "nowhere")
@@ -152,7 +144,7 @@ def test_what_a_write_stopped_half_way_leaves_gets_a_message_that_says_what_to_d
     def a_folder():
         mine.mkdir()
 
-    for make in (empty, half, link_to_nothing, a_folder):
+    for make in (link_to_nothing, a_folder):
         for argv in (["v5_ffn"], ["v5_ffn", "--check"]):
             mine.parent.mkdir(parents=True, exist_ok=True)
             make()

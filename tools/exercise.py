@@ -691,10 +691,10 @@ def passed_file(name):
     return folder(name) / ".passed"
 
 
-def refuse_half_made(name, start, target):
-    """A UserError for what a write of the exercise stopped half way may have left where its
-    file goes: a file where a folder should be; a folder or a link to nothing where the file
-    should be; the starting file cut short (an older exercise.py wrote it in place)."""
+def refuse_half_made(name):
+    """A UserError for what is in the way of the exercise's file: a file where its folder should
+    be; a folder or a link to nothing where the file should be. (The file itself is written
+    beside and moved into place, so a stop never leaves half of it.)"""
     mine = folder(name) / "train.py"
     again = f"python tools/exercise.py {name}"
     folders = [f for f in [mine.parent, *mine.parent.parents] if f.is_relative_to(EXERCISES)]
@@ -707,17 +707,6 @@ def refuse_half_made(name, start, target):
     if not mine.is_file():
         raise UserError(f"{shown(mine)} is not a file (a folder, or a link to nothing): move it "
                         f"away, then run {again} again")
-    try:
-        data = mine.read_bytes()
-    except OSError as e:
-        raise UserError(f"cannot read {shown(mine)} ({e.strerror or e}): make it readable, or "
-                        f"move it away and run {again} again") from None
-    for lang in ("en", "zh"):
-        whole = starting_file(name, start, target, lang).encode("utf-8")
-        if len(data) < len(whole) and whole.startswith(data):
-            raise UserError(f"{shown(mine)} holds only the first {len(data)} of the {len(whole)} "
-                            "bytes of the exercise's start (its writing was stopped half way?): "
-                            f"delete it, then run {again} again")
 
 
 def status(name, zh):
@@ -767,7 +756,7 @@ def main(argv=None):
                         f"{name} --check --file {args.file}")
     mine = folder(name) / "train.py"
     if not args.file:  # the exercise's own file: not one a write stopped half way
-        refuse_half_made(name, start, target)
+        refuse_half_made(name)
     if not args.check:
         if os.path.lexists(mine):
             raise UserError(f"{shown(mine)} exists and is never overwritten: check it with "
