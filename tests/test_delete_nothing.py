@@ -90,14 +90,16 @@ def test_what_a_run_that_died_left_is_put_back_or_kept(run, trained, tiny_corpus
     partial.mkdir()
     shutil.copytree(trained["v1_bigram"], partial / "old")
     shutil.copytree(trained["v4_multihead"], partial / "new")
+    (partial / "notes.txt").write_text("mine")  # a file of the user's, put there by hand
     (partial / "lock").touch()
     stop_on_call(monkeypatch, load("v1_bigram"), 1, None)  # then stopped before its first step
     code, _, err = run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "run"))
     assert code == 130
     assert folder_bytes(tmp_path / "run") == folder_bytes(trained["v1_bigram"])
-    kept = [p for p in tmp_path.iterdir() if p.name.startswith("run.kept-")]
-    assert len(kept) == 1 and str(kept[0]) in err
-    assert folder_bytes(kept[0]) == folder_bytes(trained["v4_multihead"])
+    kept = sorted(p for p in tmp_path.iterdir() if p.name.startswith("run.kept-"))
+    assert len(kept) == 2 and all(str(p) in err for p in kept)
+    assert folder_bytes(kept[0]) == folder_bytes(trained["v4_multihead"])  # new, then notes.txt
+    assert kept[1].read_text() == "mine"
     assert not partial.exists()
 
 

@@ -24,7 +24,7 @@ LESSON_BUDGET = {"v1_bigram": 130, "v4_multihead": 175, "v5_ffn": 190, "v6_block
 # (walrus chains, `print() or 130`); written boring, one statement a line, with the run folder's
 # rules (only what it made is removed, --out looked at again before the swap, a lock that dies
 # with its process, SIGHUP), the meta device's memory count, and one error line per case
-PLUMBING_BUDGET = 312
+PLUMBING_BUDGET = 314
 # changed lines that `diff -u` prints against the version before (v7 rebuilds HF's BertLayer)
 # v8's grew from 214 by the decoder-only code it takes out of v7 (cross-attention, the layers'
 # cache) and the lines those removals shorten, and by two comment lines: 80/10/10's reasons, the tie
@@ -157,7 +157,7 @@ def test_no_line_is_longer_than_100_characters():
 def test_train_scripts_are_self_contained():
     """No version imports from another folder of the repository."""
     allowed = {"argparse", "dataclasses", "fcntl", "hashlib", "io", "os", "pathlib", "signal",
-               "sys", "tempfile", "time", "torch", "tqdm", "warnings"}
+               "sys", "time", "torch", "tqdm", "warnings"}
     for version in VERSIONS:
         tree = ast.parse("\n".join(lines(version)))
         imported = {n.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)

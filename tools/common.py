@@ -379,10 +379,12 @@ def recover(partial, folder):
 
 
 def keep(path, folder):
-    """path moved beside folder, to a new name of its own, which is returned."""
-    kept = tempfile.mkdtemp(prefix=f"{folder.name}.kept-", dir=folder.parent)
-    os.replace(path, kept)  # onto the empty folder that mkdtemp made
-    return one_line(kept)
+    """path, a file or a folder, moved beside folder as NAME.kept-1 (or -2, ...): that name."""
+    n = 1
+    while os.path.lexists(f"{folder}.kept-{n}"):
+        n += 1
+    os.rename(path, f"{folder}.kept-{n}")
+    return one_line(f"{folder}.kept-{n}")
 
 
 def remove_written(folder, names):

@@ -435,7 +435,7 @@ def sample(model, chars, args):
             f"filled ({right} of {chosen.sum().item()} blanks right):\n{shown[2]}")
 
 # ========================== plumbing below: the same in every version; you may stop reading here
-import argparse, fcntl, hashlib, io, os, pathlib, signal, sys, tempfile, time, warnings  # noqa
+import argparse, fcntl, hashlib, io, os, pathlib, signal, sys, time, warnings  # noqa
 from tqdm import tqdm
 HYPERPARAMETERS = [k for k, v in globals().items() if type(v) in (int, float, str) and k[0] != "_"]
 VERSION = pathlib.Path(__file__).resolve().parent.name  # v1_bigram, or a step's name
@@ -618,10 +618,12 @@ class Run:
         if self.bar.n == self.bar.total:  # the estimate's line comes next: the bar goes first
             self.bar.close()
         self.steps = step + 1
-    def keep(self, path):  # moved beside --out, to a new name of its own: that name
-        kept = tempfile.mkdtemp(prefix=f"{self.out.name}.kept-", dir=self.out.parent)
-        os.replace(path, kept)  # onto the empty folder that mkdtemp made
-        return one_line(kept)
+    def keep(self, path):  # a file or a folder moved beside --out, as NAME.kept-1 (-2, ...)
+        n = 1
+        while os.path.lexists(f"{self.out}.kept-{n}"):
+            n += 1
+        os.rename(path, f"{self.out}.kept-{n}")
+        return one_line(f"{self.out}.kept-{n}")
     def save(self, model, chars, text, data_sha256):  # written aside, looked at again, swapped in
         new = self.partial / "new"
         checkpoint = io.BytesIO()

@@ -68,13 +68,13 @@ def main(argv=None):
     check_jobs(args.jobs)
     out = args.out or Path("runs", "try_it", args.version)
     csv_path = args.csv or Path("runs", "try_it", f"{args.version}.csv")
-    check_output(csv_path, "--csv")
     runs = [(flags, args.version) for flags in ["", *experiments(args.version)]]
     if args.version == "v8_bert_mlm":  # fill accuracy needs a v7 run beside each v8 run
         runs.append(("", "v7_bert_layer"))
     jobs = [(f"{v} {f or '(defaults)'}", ROOT / v / "train.py",
              out / (folder_name(f) if v == args.version else v),
              ["--seed", args.seed, "--data", DATA, *f.split()]) for f, v in runs]
+    check_output(csv_path, "--csv", runs=[folder for _, _, folder, _ in jobs])
     for name, script, folder, flags in jobs:  # every run checked before the first starts
         check_flags(script, name, flags, [], out=folder)
     print(f"{args.version}: {len(runs)} runs at seed {args.seed} on {DATA.name}", flush=True)
