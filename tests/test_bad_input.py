@@ -204,7 +204,7 @@ def test_importing_a_train_script_does_no_work(tmp_path, monkeypatch):
 def test_a_run_folder_that_cannot_be_made(run, tiny_corpus, tmp_path):
     (tmp_path / "file").write_text("mine")
     result = run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "file" / "run"))
-    assert_one_line_error(result, "is a file, or in one")
+    assert_one_line_error(result, "is not a folder, or is in a file")
     assert (tmp_path / "file").read_text() == "mine"
 
 
@@ -213,7 +213,7 @@ def test_an_out_that_is_a_file_is_refused_before_the_training(run, tiny_corpus, 
     (tmp_path / "notes").write_text("mine")
     monkeypatch.setattr(load("v1_bigram"), "train", lambda *args: pytest.fail("it trained"))
     assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "notes")),
-                          "--out", "is a file", "pass a folder")
+                          "--out", "is not a folder", "pass a folder")
     assert (tmp_path / "notes").read_text() == "mine"
 
 

@@ -149,6 +149,20 @@ def test_a_file_put_into_out_while_the_run_trains_is_never_moved(before, run, tr
     assert torch.load(kept[0] / "ckpt.pt", weights_only=True)["hyperparameters"]["seed"] == 7
 
 
+def test_a_link_at_the_partial_name_is_never_followed(run, tiny_corpus, tmp_path):
+    """.run.partial, a link to a folder of the user's: nothing in that folder moves."""
+    (tmp_path / "mine" / "photos").mkdir(parents=True)
+    (tmp_path / "mine" / "photos" / "p.jpg").write_text("p")
+    (tmp_path / ".run.partial").symlink_to(tmp_path / "mine")
+    before = folder_bytes(tmp_path / "mine" / "photos")
+    assert_one_line_error(run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "run")), "a link")
+    with pytest.raises(common.UserError, match="a link"):
+        with common.new_folder(tmp_path / "run", "--out", TRAINED, "a training"):
+            pass
+    assert folder_bytes(tmp_path / "mine" / "photos") == before
+    assert sorted(os.listdir(tmp_path)) == [".run.partial", "mine"]
+
+
 def test_new_folder_never_moves_a_file_put_there_meanwhile(tmp_path):
     folder = tmp_path / "trained"
     folder.mkdir()

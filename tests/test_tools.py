@@ -341,9 +341,10 @@ def a_file(path, out):
 
 
 @pytest.mark.parametrize("make,fragment", [
-    (lambda t: a_file(t / "afile", t / "afile"), "is a file, or in one"),
-    (lambda t: a_file(t / "afile", t / "afile" / "runs"), "is a file, or in one"),
-    (lambda t: a_file(t / "runs" / "v1_bigram", t / "runs"), "v1_bigram is a file, or in one"),
+    (lambda t: a_file(t / "afile", t / "afile"), "is not a folder, or is in a file"),
+    (lambda t: a_file(t / "afile", t / "afile" / "runs"), "is not a folder, or is in a file"),
+    (lambda t: a_file(t / "runs" / "v1_bigram", t / "runs"),
+     "v1_bigram is not a folder, or is in a file"),
     (lambda t: a_file(t / "runs" / "v1_bigram" / "notes.txt", t / "runs"),
      "v1_bigram holds files that are not a run's"),
     # ladder.py --out . in the repository: its runs would go into the source folders

@@ -114,7 +114,7 @@ def test_folder_names_are_the_flags():
     (["v4_multihead", "--seed", "-3"], "v4_multihead (defaults): argument --seed: -3 is not from"),
     (["v4_multihead", "--csv", "README.md/x.csv"], "which is a file, not a folder"),
     (["v4_multihead", "--csv", "reference"], "exists and is not a regular file"),
-    (["v4_multihead", "--out", "README.md"], "README.md/defaults is a file, or in one"),
+    (["v4_multihead", "--out", "README.md"], "README.md/defaults is not a folder, or is in a file"),
 ])
 def test_try_it_refuses_bad_input_before_any_run(argv, fragment, monkeypatch, capsys):
     monkeypatch.setattr(try_it, "train_all", lambda *a: pytest.fail("a run started"))

@@ -315,6 +315,8 @@ def new_folder(path, flag, ours, kind, names=()):
     partial = folder.parent / f".{folder.name}.partial"
     made = []  # the folders this command made above path, outermost first
     lock = None
+    if os.path.islink(partial):  # never through a link: what it names is not ours
+        raise UserError(f"{partial} is a link: remove it, or pass another folder")
     try:
         try:
             for above in reversed(folder.parents):

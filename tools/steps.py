@@ -125,8 +125,8 @@ def write_steps(steps, out, force=False):
         raise UserError(f"--out {out} is not a folder: pass a new folder")
     mine = {name for name, _, _ in steps} | {"trained", ".trained.partial"}
     theirs = []
-    if out.is_dir():
-        theirs = sorted(set(os.listdir(out)) - mine)
+    if out.is_dir():  # trained.kept-1, ...: what a stopped or refused training kept
+        theirs = sorted(n for n in set(os.listdir(out)) - mine if not n.startswith("trained.kept-"))
     if theirs:
         raise UserError(f"--out {out} holds {theirs[0]}, which is not a step of this rung: pass "
                         "a new folder")

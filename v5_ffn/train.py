@@ -308,7 +308,7 @@ class Run:
         if self.out == pathlib.Path.cwd():
             sys.exit(f"error: --out {out} is the current folder: pass a folder of its own")
         if not above.is_dir() or os.path.lexists(self.out) and not self.out.is_dir():
-            sys.exit(f"error: --out {out} is a file, or in one: pass a folder")
+            sys.exit(f"error: --out {out} is not a folder, or is in a file: pass a folder")
         if not replaceable(self.out):
             sys.exit(f"error: --out {out} holds files that are not a run's: pass a new folder, "
                      "an empty one or a run's")
@@ -319,6 +319,8 @@ class Run:
             sys.exit(f"error: --out {out} is a mount point or read-only, so it cannot be moved "
                      "aside: pass a folder inside it, or another")
     def take(self):  # .NAME.partial and the folders above it made, then locked
+        if os.path.islink(self.partial):  # never through a link: what it names is not ours
+            sys.exit(f"error: {one_line(self.partial)} is a link: remove it, or pass another --out")
         try:
             os.makedirs(self.partial, exist_ok=True)  # one a run that died left is taken over
             lock = open(self.partial / "lock", "a")
