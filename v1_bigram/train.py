@@ -157,7 +157,7 @@ def one_line(text):  # a newline or another control character (in a path, say) e
 def say(line):  # on stderr, if it is still there: a closed terminal must not stop a save
     try:
         print(line, file=sys.stderr, flush=True)
-    except (OSError, ValueError, AttributeError):  # gone with the terminal, or closed (2>&-)
+    except (OSError, ValueError):  # gone with the terminal, or closed
         pass
 def load_data(args):  # the text's characters, its splits, and its sha256 for the checkpoint
     data = one_line(args.data)
