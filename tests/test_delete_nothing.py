@@ -103,6 +103,20 @@ def test_what_a_run_that_died_left_is_put_back_or_kept(run, trained, tiny_corpus
     assert not partial.exists()
 
 
+def test_a_folder_put_back_that_is_not_a_run_is_refused_before_training(run, tiny_corpus,
+                                                                         tmp_path, monkeypatch):
+    """What a run that died had moved aside is the user's folder, not a run: back it goes, and
+    the run stops there, before any training."""
+    (tmp_path / ".run.partial" / "old").mkdir(parents=True)
+    (tmp_path / ".run.partial" / "old" / "notes.txt").write_text("mine")
+    monkeypatch.setattr(load("v1_bigram"), "train", lambda *args: pytest.fail("it trained"))
+    code, _, err = run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "run"))
+    note, error = err.splitlines()  # what it put back, then why it stops
+    assert code == 1 and "is back" in note and "holds files that are not a run's" in error
+    assert folder_bytes(tmp_path / "run") == {"notes.txt": b"mine"}
+    assert sorted(os.listdir(tmp_path)) == ["run"]
+
+
 def test_new_folder_takes_over_what_a_command_that_died_left(tmp_path):
     """steps.py --train killed: its .trained.partial holds a half-written new folder; the next
     command keeps it under a name it says, and writes the folder."""
@@ -224,6 +238,39 @@ def test_a_second_run_is_refused_while_the_first_holds_the_lock(run, tiny_corpus
                 pass
     assert sorted(os.listdir(partial)) == ["lock"]  # the holder's, untouched
     assert run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "run"))[0] == 0
+
+
+def test_a_tool_killed_leaves_its_folder_locked_while_its_runs_live(tmp_path):
+    """steps.py killed with kill -9: its runs, in sessions of their own, train on; they hold its
+    lock, so no second command takes over the folder they write until the last has ended."""
+    child = tmp_path / "child.py"  # a run that trains until it is told to stop
+    child.write_text(f"import pathlib, time\npathlib.Path({str(tmp_path / 'started')!r})."
+                     f"write_text('')\nwhile not pathlib.Path({str(tmp_path / 'stop')!r})."
+                     "exists():\n    time.sleep(0.05)\n")
+    tool = tmp_path / "tool.py"
+    tool.write_text(f"import sys\nsys.path.insert(0, {str(ROOT / 'tools')!r})\nimport common\n"
+                    f"with common.new_folder({str(tmp_path / 'trained')!r}, '--out', "
+                    "lambda f: (f / 'steps.csv').is_file(), 'x') as new:\n"
+                    f"    common.train_all([('a', {str(child)!r}, new / 'a', [])])\n")
+    proc = subprocess.Popen([sys.executable, str(tool)])
+    for _ in range(400):
+        if (tmp_path / "started").exists():
+            break
+        time.sleep(0.05)
+    proc.kill()  # no handler, no cleanup: its run lives on
+    proc.wait()
+    with pytest.raises(common.UserError, match="another command is writing"):
+        with common.new_folder(tmp_path / "trained", "--out", TRAINED, "a training"):
+            pass
+    (tmp_path / "stop").write_text("")  # the run ends, and the lock with it
+    for _ in range(200):
+        try:
+            with common.new_folder(tmp_path / "trained", "--out", TRAINED, "a training") as new:
+                (new / "steps.csv").write_text("whole")
+            break
+        except common.UserError:
+            time.sleep(0.05)
+    assert (tmp_path / "trained" / "steps.csv").read_text() == "whole"
 
 
 # ------------------------------------------------------------------ 4. tools, by one rule

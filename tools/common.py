@@ -301,6 +301,9 @@ def replaceable(folder, ours):
     return folder.is_dir() and (not os.listdir(folder) or ours(folder))
 
 
+LOCKS = []  # the file descriptors of the locks new_folder holds now
+
+
 @contextlib.contextmanager
 def new_folder(path, flag, ours, kind, names=()):
     """The one way a tool writes a folder whole, by the rules a train.py writes its run by. It
@@ -335,6 +338,7 @@ def new_folder(path, flag, ours, kind, names=()):
             lock = None
             raise UserError(f"another command is writing {folder}: wait until it ends, or pass "
                             "another folder") from None
+        LOCKS.append(lock.fileno())  # held by the runs it starts too: see train_all
         recover(partial, folder)
         (partial / "new").mkdir()
         yield partial / "new"
@@ -361,6 +365,8 @@ def new_folder(path, flag, ours, kind, names=()):
                       "remove", file=sys.stderr)
             os.unlink(partial / "lock")
             remove_empty(partial)
+            if lock.fileno() in LOCKS:
+                LOCKS.remove(lock.fileno())
             lock.close()
         for above in reversed(made):
             if os.path.lexists(folder) or not remove_empty(above):
@@ -508,8 +514,10 @@ def train_all(runs, jobs=1, done=lambda i, rows: None):
                 name, script, out, flags = runs[i]
                 log = tempfile.TemporaryFile("w+")  # a file, not a pipe: it never fills up
                 cmd = [sys.executable, str(script), "--out", str(out), *map(str, flags)]
+                # each run holds the locks of the folders this tool writes, so that if the
+                # tool is killed (kill -9) while they run, no one takes their folder over
                 running[i] = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log,
-                                              start_new_session=True), log
+                                              start_new_session=True, pass_fds=LOCKS), log
             if time.time() - shown > 0.5:  # the names of the runs, and the time, move on
                 bar.set_description(", ".join(runs[i][0] for i in running))
                 shown = time.time()

@@ -288,6 +288,9 @@ class Run:
                 say(f"note: {one_line(self.out)} is back: a run that died had moved it aside")
             elif name != "lock":
                 say(f"note: {self.keep(self.partial / name)} holds what a run that died left")
+        if not replaceable(self.out):  # what was put back holds files of the user's
+            sys.exit(f"error: --out {one_line(self.out)} holds files that are not a run's: pass "
+                     "a new folder, an empty one or a run's")
         self.start = time.time()
     def evaluation(self, step, losses):  # and a bar, on a terminal, for the steps to the next
         self.rows.append((step, losses["train"], losses["val"], time.time() - self.start))
