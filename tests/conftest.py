@@ -92,6 +92,20 @@ def tiny_args(corpus, out, *extra):
             *map(str, extra)]
 
 
+def on_call(monkeypatch, module, n, action):
+    """action() runs at module.get_batch's n-th call: 2 * 4 calls per estimate of a tiny run, one
+    per step."""
+    real, calls = module.get_batch, [0]
+
+    def get_batch(*args):
+        calls[0] += 1
+        if calls[0] == n:
+            action()
+        return real(*args)
+
+    monkeypatch.setattr(module, "get_batch", get_batch)
+
+
 def call_main(module, argv):
     """module.main(argv) as the command line sees it: sys.exit("error: ...") becomes exit status 1
     with the message on stderr, as Python does when the script runs."""

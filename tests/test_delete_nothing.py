@@ -22,7 +22,8 @@ import time
 import pytest
 import torch
 
-from conftest import ROOT, VERSIONS, folder_bytes, load, load_tool, tiny_args
+from conftest import (ROOT, VERSIONS, folder_bytes, load, load_tool, on_call,
+                      tiny_args)
 from test_bad_input import assert_one_line_error
 from test_run_folder import stop_on_call
 
@@ -32,19 +33,6 @@ import common  # noqa: E402
 
 def TRAINED(folder):  # what new_folder may replace: a folder that holds a table, as steps.py's
     return (folder / "steps.csv").is_file()
-
-
-def on_call(monkeypatch, module, n, action):
-    """action() runs at module.get_batch's n-th call: 2 * 4 calls per estimate, one per step."""
-    real, calls = module.get_batch, [0]
-
-    def get_batch(*args):
-        calls[0] += 1
-        if calls[0] == n:
-            action()
-        return real(*args)
-
-    monkeypatch.setattr(module, "get_batch", get_batch)
 
 
 def others_work(exp, trained):

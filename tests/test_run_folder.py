@@ -14,7 +14,7 @@ import signal
 import pytest
 import torch
 
-from conftest import ROOT, folder_bytes, load, tiny_args
+from conftest import ROOT, folder_bytes, load, on_call, tiny_args
 from test_bad_input import assert_one_line_error
 
 ENDS = ["v1_bigram", "v8_bert_mlm"]
@@ -24,18 +24,13 @@ def stop_on_call(monkeypatch, module, n, how):
     """module.get_batch raises KeyboardInterrupt (how=None) or sends this process the signal how
     (or each of the signals how, at once) on its n-th call. A tiny run calls it 2 * 4 times per
     estimate, once per step."""
-    real, calls = module.get_batch, [0]
+    def stop():
+        if how is None:
+            raise KeyboardInterrupt
+        for signum in how if isinstance(how, tuple) else [how]:
+            os.kill(os.getpid(), signum)  # the handler main() installed answers it
 
-    def get_batch(*args):
-        calls[0] += 1
-        if calls[0] == n:
-            if how is None:
-                raise KeyboardInterrupt
-            for signum in how if isinstance(how, tuple) else [how]:
-                os.kill(os.getpid(), signum)  # the handler main() installed answers it
-        return real(*args)
-
-    monkeypatch.setattr(module, "get_batch", get_batch)
+    on_call(monkeypatch, module, n, stop)
 
 
 def copy_of(trained, version, tmp_path):

@@ -24,7 +24,7 @@ LESSON_BUDGET = {"v1_bigram": 130, "v4_multihead": 175, "v5_ffn": 190, "v6_block
 # (walrus chains, `print() or 130`); written boring, one statement a line, with the run folder's
 # rules (only what it made is removed, --out looked at again before the swap, a lock that dies
 # with its process, SIGHUP), the meta device's memory count, and one error line per case
-PLUMBING_BUDGET = 319
+PLUMBING_BUDGET = 322
 # changed lines that `diff -u` prints against the version before (v7 rebuilds HF's BertLayer)
 # v8's grew from 214 by the decoder-only code it takes out of v7 (cross-attention, the layers'
 # cache) and the lines those removals shorten, and by two comment lines: 80/10/10's reasons, the tie

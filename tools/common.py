@@ -286,9 +286,11 @@ def check_new_folder(path, flag, ours, kind):
     check_folder(folder, flag)
     if not replaceable(folder, ours):
         raise UserError(f"{flag} {folder} holds files that are not {kind}: pass a new folder")
-    for above in folder.parents:  # one the user may not list holds none of theirs
-        if is_run_folder(above) or above.is_dir() and os.access(above, os.R_OK) and \
-                os.listdir(above) and ours(above):
+    for above in folder.parents:
+        holds_kind = False  # a folder the user may not list holds none of ours
+        if above.is_dir() and os.access(above, os.R_OK) and os.listdir(above):
+            holds_kind = ours(above)
+        if is_run_folder(above) or holds_kind:
             raise UserError(f"{flag} {folder} is inside {above}, which holds {kind} or a run: "
                             "pass a folder outside it")
     return folder
@@ -448,8 +450,8 @@ OWN_FLAGS = ("--out", "--seed", "--data")  # the tools set these for every run t
 def check_flags(script, name, flags, extra, out=None):
     """Refuse now what the train.py at script would refuse later, before any run starts, with its
     own functions, as its main calls them: its flags (its parser), its --out if out is given (its
-    Run's checks), its data, its model's sizes and memory (built on the meta device first),
-    and its prompt (a dry run of its sample). flags: the ones the tool sets; extra: the user's,
+    Run's checks), then its prepare(): its data, its model's sizes and memory (built on the meta
+    device first) and its prompt (a dry run of its sample). flags: the ones the tool sets; extra: the user's,
     after --; name: how the error names the run."""
     said = [f for f in extra for own in OWN_FLAGS if f == own or f.startswith(own + "=")]
     if said:
@@ -465,10 +467,7 @@ def check_flags(script, name, flags, extra, out=None):
             raise UserError("--generate after -- would only sample from old runs: leave it out")
         if out:
             module.Run(args)  # its checks of --out, as its main makes them
-        chars, _, _ = module.load_data(args)
-        model = module.build_model(args, len(chars))
-        args.device = "cpu"  # the model was built there
-        module.check_prompt(model, chars, args)
+        module.prepare(args)  # its data, its model and its prompt, as its main checks them
     except SystemExit as e:
         if not isinstance(e.code, str):  # --help printed the help and stopped
             raise UserError(f"the flags after -- stop {name} before it trains: pass only "

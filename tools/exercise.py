@@ -691,7 +691,7 @@ def passed_file(name):
     return folder(name) / ".passed"
 
 
-def refuse_half_made(name):
+def refuse_what_is_in_the_way(name):
     """A UserError for what is in the way of the exercise's file: a file where its folder should
     be; a folder or a link to nothing where the file should be. (The file itself is written
     beside and moved into place, so a stop never leaves half of it.)"""
@@ -755,8 +755,8 @@ def main(argv=None):
         raise UserError("--file needs --check: python tools/exercise.py "
                         f"{name} --check --file {args.file}")
     mine = folder(name) / "train.py"
-    if not args.file:  # the exercise's own file: not one a write stopped half way
-        refuse_half_made(name)
+    if not args.file:  # the exercise's own file: nothing else in its place
+        refuse_what_is_in_the_way(name)
     if not args.check:
         if os.path.lexists(mine):
             raise UserError(f"{shown(mine)} exists and is never overwritten: check it with "

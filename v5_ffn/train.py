@@ -250,6 +250,11 @@ def check_prompt(model, chars, args):  # refused now: what the model never saw, 
     dry_run = argparse.Namespace(**vars(args))
     dry_run.sample_chars = 0
     sample(model, chars, dry_run)  # the lesson's own checks of the prompt
+def prepare(args):  # the text, and a new model on the device: all checked before any work
+    chars, splits, data_sha256 = load_data(args)
+    model = build_model(args, len(chars)).to(args.device)
+    check_prompt(model, chars, args)
+    return model, chars, splits, data_sha256
 def load_checkpoint(args):  # the run in --out, each part checked: a file may be made by hand
     path = args.out / "ckpt.pt"
     made_by = VERSION
@@ -422,9 +427,7 @@ def ignore_stop_signals():
         signal.signal(signum, signal.SIG_IGN)
 def train_into(run, args):  # the checks, the training and the save: the exit status
     torch.manual_seed(args.seed)
-    chars, splits, data_sha256 = load_data(args)
-    model = build_model(args, len(chars)).to(args.device)
-    check_prompt(model, chars, args)
+    model, chars, splits, data_sha256 = prepare(args)
     run.take()
     text = "(stopped: no sample)\n"
     error = None
