@@ -451,8 +451,8 @@ def check_flags(script, name, flags, extra, out=None):
     """Refuse now what the train.py at script would refuse later, before any run starts, with its
     own functions, as its main calls them: its flags (its parser), its --out if out is given (its
     Run's checks), then its prepare(): its data, its model's sizes and memory (built on the meta
-    device first) and its prompt (a dry run of its sample). flags: the ones the tool sets; extra: the user's,
-    after --; name: how the error names the run."""
+    device first) and its prompt (a dry run of its sample). flags: the ones the tool sets;
+    extra: the user's, after --; name: how the error names the run."""
     said = [f for f in extra for own in OWN_FLAGS if f == own or f.startswith(own + "=")]
     if said:
         raise UserError(f"{said[0].split('=')[0]} after -- is this tool's own: pass it before "
