@@ -450,8 +450,8 @@ def test_step_walks_quote_measured_losses(version, name):
 
 # A step that trains as a rung does, and the rung whose ten-seed sweep it must repeat
 SAME_AS_RUNG = [("v6_block", "00-v5_ffn", "v5_ffn"), ("v6_block", "06-dropout", "v6_block"),
-                ("v7_bert_layer", "07-gelu", "v7_bert_layer"),
-                ("v8_bert_mlm", "10-token-types", "v8_bert_mlm")]
+                ("v7_bert_layer", "09-gelu", "v7_bert_layer"),
+                ("v8_bert_mlm", "11-token-types", "v8_bert_mlm")]
 
 
 @pytest.mark.parametrize("steps_of,step,rung", SAME_AS_RUNG)

@@ -362,8 +362,8 @@ def test_flags_that_a_later_step_refuses_are_refused_before_any_run(tmp_path, ti
 # A "rename" step must be one of them.
 UNCHANGED = {"v6_block": ["06-dropout"],
              "v7_bert_layer": ["01-config", "02-rename-attention", "03-hf-ffn", "04-hf-layer",
-                               "08-additive-mask", "09-kv-layers", "10-kv-cache", "11-chunked-ffn",
-                               "12-cross-attention", "13-hf-interface"],
+                               "10-additive-mask", "11-kv-layers", "12-kv-cache", "13-chunked-ffn",
+                               "14-cross-attention", "15-hf-interface"],
              "v8_bert_mlm": ["02-fill-in", "05-fill-in-prompt", "06-no-cross-attention",
                              "07-no-cache"]}
 # Where each v6 weight lives once v7's steps have rebuilt v6 in HF's module tree (step 04)

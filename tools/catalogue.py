@@ -20,14 +20,14 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "(4 heads of 8, scores scaled by hs ** -0.5), computed at once: one query, one key and "
         "one value Linear (C to C) in MultiHeadAttention, used as sa_heads; then the linear "
         "head to logits.",
-        "给每个字符加上位置（字符嵌入加位置嵌入），再用多头因果自注意力（4 个头，每头 8 维，"
+        "给每个字符加上位置（词元嵌入加位置嵌入），再用多头因果自注意力（4 个头，每头 8 维，"
         "分数乘 hs ** -0.5）让每个位置从它之前的位置收集信息；所有头一次算完："
         "MultiHeadAttention 里各用一个 C 到 C 的 query、key、value 线性层，模型里叫 sa_heads；"
         "最后接线性层输出 logits。"),
     "v4_multihead/01-embeddings": (
         "Replace the bigram table by token and position embeddings of width n_embd, added "
         "together, and a linear head from n_embd to the vocabulary.",
-        "把二元语法表换成宽 n_embd 的字符嵌入和位置嵌入（两者相加），再接一个从 n_embd 到词表的"
+        "把二元语法表换成宽 n_embd 的词元嵌入和位置嵌入（两者相加），再接一个从 n_embd 到词表的"
         "线性层。"),
     "v4_multihead/02-averaging-the-past": (
         "Before the head, replace each position's vector by the mean of its own and the earlier "
@@ -39,11 +39,11 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "and value, each n_embd wide without bias; scores scaled by C ** -0.5; the future "
         "masked), used as sa_head.",
         "把简单平均换成一个因果自注意力头（类 Head：query、key、value 各 n_embd 维、无偏置；"
-        "分数乘 C ** -0.5；屏蔽未来位置），作为 sa_head 使用。"),
+        "分数乘 C ** -0.5；加因果掩码，不看未来位置），作为 sa_head 使用。"),
     "v4_multihead/04-lecture-schedule": (
         "Train as the lecture trains attention: learning rate 1e-3 for 5000 steps, a loss "
         "estimate every 500.",
-        "按讲座训练注意力的方式训练：学习率 1e-3，训练 5000 步，每 500 步估计一次损失。"),
+        "按课程训练注意力的方式训练：学习率 1e-3，训练 5000 步，每 500 步估计一次损失。"),
     "v4_multihead/05-heads-list": (
         "Split attention into n_head = 4 heads, each hs = C // n_head wide and scaled by "
         "hs ** -0.5, kept in a list (MultiHeadAttention.heads) and concatenated; the model calls "
@@ -58,7 +58,7 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
     "v5_ffn": (
         "After attention, add a feed-forward layer (class FeedForward, used as ffwd): a Linear "
         "from C to C, then a ReLU, applied at every position.",
-        "在注意力之后加一个前馈层（类 FeedForward，模型里叫 ffwd）：一个 C 到 C 的线性层，"
+        "在注意力之后加一个前馈网络（类 FeedForward，模型里叫 ffwd）：一个 C 到 C 的线性层，"
         "再接 ReLU，对每个位置分别计算。"),
     "v6_block": (
         "Wrap attention and the FFN in a Block: residual paths around both, an output "
@@ -139,20 +139,26 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "ModuleDict); the word and position embeddings move into BertEmbeddings "
         "(word_embeddings, position_embeddings), used as embeddings.",
         "把块改名为 BertLayer，各层放在 encoder.layer 里（ModuleDict 中的一个 ModuleList）；"
-        "字符嵌入和位置嵌入挪进 BertEmbeddings（word_embeddings、position_embeddings），"
+        "词元嵌入和位置嵌入挪进 BertEmbeddings（word_embeddings、position_embeddings），"
         "模型里叫 embeddings。"),
     "v7_bert_layer/05-qkv-bias": (
         "Give the query, key and value Linears a bias each, as in BERT.",
         "给 query、key、value 三个线性层各加一个偏置，和 BERT 一样。"),
     "v7_bert_layer/06-post-norm": (
         "Switch to post-norm: BertSelfOutput and BertOutput return LayerNorm(their dense output + "
-        "input_tensor) and the sublayers read x itself; BertEmbeddings ends with a LayerNorm and "
-        "dropout, ln_f goes, and every LayerNorm takes eps from the config's layer_norm_eps "
-        "(1e-12).",
+        "input_tensor), and the sublayers read x itself, not a normalised copy.",
         "改成后置规范化：BertSelfOutput 和 BertOutput 返回 LayerNorm(dense 的输出 + "
-        "input_tensor)，子层直接读 x；BertEmbeddings 最后加上层规范化和 dropout，去掉 ln_f，"
-        "所有层规范化的 eps 都取 config 里的 layer_norm_eps（1e-12）。"),
-    "v7_bert_layer/07-gelu": (
+        "input_tensor)，子层直接读 x，而不是归一化后的副本。"),
+    "v7_bert_layer/07-embedding-layernorm": (
+        "End BertEmbeddings with a LayerNorm and dropout (its LayerNorm and dropout), and remove "
+        "the final LayerNorm ln_f.",
+        "BertEmbeddings 最后加上层规范化和 dropout（LayerNorm、dropout），并去掉最后的层规范化 "
+        "ln_f。"),
+    "v7_bert_layer/08-layer-norm-eps": (
+        "Add layer_norm_eps = 1e-12 to BertConfig, BERT's, and let every LayerNorm take its eps "
+        "from there.",
+        "给 BertConfig 加上 layer_norm_eps = 1e-12（BERT 的取值），所有层规范化的 eps 都从这里取。"),
+    "v7_bert_layer/09-gelu": (
         "Let BertIntermediate take its activation by name from hidden_act (a new flag and config "
         "field, default gelu: the exact GELU) through HF's table ACT2FN (gelu, gelu_new, relu, "
         "silu, tanh), or use a callable given instead of a name; an unknown name is a ValueError "
@@ -161,7 +167,7 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "新字段，默认 gelu，即精确的 GELU），在 HF 的表 ACT2FN（gelu、gelu_new、relu、silu、"
         "tanh）里查；给的若不是名字而是可调用对象，就直接用它；不认识的名字抛出 ValueError"
         "（管道代码会把它变成一行报错）；hidden_act 要加进 MODEL_ARGS。"),
-    "v7_bert_layer/08-additive-mask": (
+    "v7_bert_layer/10-additive-mask": (
         "Replace tril by HF's additive mask: the model builds it once per forward pass (0 where a "
         "key is seen, the lowest finite float where it is hidden) and hands it to every layer as "
         "attention_mask (None: nothing hidden), which BertSelfAttention adds to the scores; a "
@@ -169,7 +175,7 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "用 HF 的加性掩码取代 tril：模型每次前向传播只构造一次掩码（看得见的键处为 0，看不见的"
         "键处为最小的有限浮点数），作为 attention_mask 交给每一层（None 表示什么都不遮），"
         "由 BertSelfAttention 加到分数上；布尔掩码（True 表示看得见）先换成这种形式。"),
-    "v7_bert_layer/09-kv-layers": (
+    "v7_bert_layer/11-kv-layers": (
         "Make the layers decoders (is_decoder in the config, True in the model): "
         "BertSelfAttention takes past_key_value, puts the cached keys and values before the new "
         "ones, and returns its (k, v) after its output; BertAttention and BertLayer hand them on, "
@@ -177,7 +183,7 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "把各层变成解码器（config 的 is_decoder，模型里设为 True）：BertSelfAttention 接收 "
         "past_key_value，把缓存的 key 和 value 放在新的前面，并在输出之后返回自己的 (k, v)；"
         "BertAttention 和 BertLayer 把它们往外传，每层返回 (layer_output, (k, v))。"),
-    "v7_bert_layer/10-kv-cache": (
+    "v7_bert_layer/12-kv-cache": (
         "Let LanguageModel.forward take past_key_values (a list, one (k, v) per layer, [] at "
         "first, filled in place): the new characters take positions from P on "
         "(past_key_values_length) and a T by P + T mask. generate(greedy=False, use_cache=True) "
@@ -187,15 +193,15 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "[]，原地填写）：新字符的位置从 P 开始（past_key_values_length），掩码为 T 行 P + T 列。"
         "generate(greedy=False, use_cache=True) 在文本不超过 block_size 时只送入新字符；"
         "greedy 时取最可能的字符。"),
-    "v7_bert_layer/11-chunked-ffn": (
+    "v7_bert_layer/13-chunked-ffn": (
         "Run the FFN on chunk_size_ff positions at a time (a new flag; chunk_size_feed_forward in "
         "the config; 0: all at once) with HF's apply_chunking_to_forward, cut along T "
         "(seq_len_dim); the model refuses a chunk size that does not divide block_size, and "
         "generate runs unchunked.",
         "用 HF 的 apply_chunking_to_forward 让前馈网络每次只算 chunk_size_ff 个位置（新的超参数；"
-        "config 里叫 chunk_size_feed_forward；0 表示一次算完），沿 T 切块（seq_len_dim）；"
+        "config 里叫 chunk_size_feed_forward；0 表示一次算完），沿 T 分段（seq_len_dim）；"
         "分段长度不能整除 block_size 时模型报错，generate 时不分段。"),
-    "v7_bert_layer/12-cross-attention": (
+    "v7_bert_layer/14-cross-attention": (
         "Add cross-attention (add_cross_attention in the config, for a decoder only): a BertLayer "
         "gets a second BertAttention, crossattention, with queries from the layer and keys and "
         "values from encoder_hidden_states, masked by encoder_attention_mask; past_key_value then "
@@ -204,7 +210,7 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "BertAttention，叫 crossattention，它的 query 来自本层，key 和 value 来自 "
         "encoder_hidden_states，用 encoder_attention_mask 做掩码；这时 past_key_value 有四个"
         "张量：先是自注意力的 k、v，再是交叉注意力的 k、v。"),
-    "v7_bert_layer/13-hf-interface": (
+    "v7_bert_layer/15-hf-interface": (
         "Complete HF's interface: head_mask multiplies each head's attention weights (after the "
         "softmax and dropout), and output_attentions=True returns them after the output, "
         "(layer_output, probs, (k, v)), in self- and cross-attention alike; BertSelfAttention "
@@ -284,19 +290,24 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
         "改用 BERT 的初始权重：BertConfig 加上 initializer_range = 0.02，"
         "LanguageModel._init_weights 作用于每个模块：线性层和嵌入层的权重取自 "
         "N(0, initializer_range)，线性层的偏置置 0。"),
-    "v8_bert_mlm/09-mlm-head": (
+    "v8_bert_mlm/09-mlm-transform": (
         "Replace lm_head by HF's masked-LM head, cls = BertOnlyMLMHead: predictions.transform "
-        "(dense, the activation, LayerNorm), then predictions.decoder, whose weight is the word "
-        "embeddings' (tied) and whose bias is predictions.bias.",
+        "(dense, the activation, LayerNorm), then predictions.decoder, a Linear from C to the "
+        "vocabulary without a bias of its own, whose bias is predictions.bias.",
         "把 lm_head 换成 HF 的掩蔽语言模型头 cls = BertOnlyMLMHead：先经过 "
-        "predictions.transform（dense、激活函数、层规范化），再经过 predictions.decoder，"
-        "它的权重就是词嵌入的权重（权重绑定），偏置是 predictions.bias。"),
-    "v8_bert_mlm/10-token-types": (
+        "predictions.transform（dense、激活函数、层规范化），再经过 predictions.decoder：一个从 C "
+        "到词表、自身不带偏置的线性层，它的偏置是 predictions.bias。"),
+    "v8_bert_mlm/10-tied-decoder": (
+        "Tie the decoder to the word embeddings: its weight is the word embeddings' (V, C) matrix "
+        "itself, one tensor that both reads characters in and scores them.",
+        "把 decoder 和词元嵌入绑定：它的权重就是词元嵌入的 (V, C) 矩阵本身，同一个张量既把字符"
+        "读进来，又给字符打分。"),
+    "v8_bert_mlm/11-token-types": (
         "Add token types (type_vocab_size = 2; BertEmbeddings.token_type_embeddings, added to "
         "the word embeddings; all type 0 unless token_type_ids is given) and forward's "
         "attention_mask (1 for a token, 0 for padding), which hides the padding's keys from "
         "every query.",
-        "加上片段嵌入（type_vocab_size = 2；BertEmbeddings.token_type_embeddings，与词嵌入相加；"
+        "加上片段嵌入（type_vocab_size = 2；BertEmbeddings.token_type_embeddings，与词元嵌入相加；"
         "不传 token_type_ids 时全是片段 0），以及 forward 的 attention_mask 参数（词元为 1，"
         "填充为 0）：每个 query 都看不到填充位置的 key。"),
 }
@@ -375,14 +386,14 @@ MISTAKES = [
      "edits": [("lr = 1e-3  # AdamW", "lr = 1e-2  # AdamW")],
      "hint": ("The learning rate is still the bigram's 1e-2: attention trains at the lecture's "
               "1e-3.",
-              "学习率还是二元模型的 1e-2：注意力按讲座用 1e-3 训练。"),
+              "学习率还是二元模型的 1e-2：注意力按课程用 1e-3 训练。"),
      "doc": V4},
     {"exercise": "v4_multihead/04-lecture-schedule",
      "edits": [("max_iters = 5000  #", "max_iters = 3000  #"),
                ("eval_interval = 500  #", "eval_interval = 300  #")],
      "hint": ("Still the bigram's 3000 steps: a smaller learning rate needs the lecture's 5000 "
               "(an estimate every 500).",
-              "还是二元模型的 3000 步：学习率变小了，要按讲座训练 5000 步（每 500 步估计一次）。"),
+              "还是二元模型的 3000 步：学习率变小了，要按课程训练 5000 步（每 500 步估计一次）。"),
      "doc": V4},
     {"exercise": "v4_multihead/05-heads-list",
      "edits": [("wei = q @ k.transpose(-2, -1) * hs**-0.5",
@@ -621,7 +632,7 @@ MISTAKES = [
                 "x = self.word_embeddings(input_ids)")],
      "hint": ("BertEmbeddings returns the word embeddings alone: the position embeddings must be "
               "added, or a character gets the same vector wherever it stands.",
-              "BertEmbeddings 只返回了字符嵌入：还要加上位置嵌入，否则同一个字符在哪个位置都是"
+              "BertEmbeddings 只返回了词元嵌入：还要加上位置嵌入，否则同一个字符在哪个位置都是"
               "同一个向量。"),
      "doc": ("v7_bert_layer", "Stage 1: v6 in HF's names (steps 1 to 4)",
              "阶段一：给 v6 换上 HF 的名字（步骤 1 到 4）")},
@@ -634,8 +645,8 @@ MISTAKES = [
               "key 没有偏置。三者中只有它不改变任何输出（key 的偏置给每一行分数加上同一个常数，"
               "softmax 会把它消掉），但 BERT 有这个偏置，HF 的检查点里也有：query、key、value "
               "都要带偏置。"),
-     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（步骤 5 到 7）")},
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 9)",
+             "阶段二：BERT 的计算（步骤 5 到 9）")},
     {"exercise": "v7_bert_layer/05-qkv-bias",
      "edits": [("self.value = nn.Linear(config.hidden_size, self.all_head_size)",
                 "self.value = nn.Linear(config.hidden_size, self.all_head_size, bias=False)")],
@@ -643,8 +654,8 @@ MISTAKES = [
               "value's, unlike the key's, shifts what attention returns.",
               "value 没有偏置：BERT 的 query、key、value 各有一个偏置，而且 value 的偏置和 key "
               "的不同，会改变注意力的输出。"),
-     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（步骤 5 到 7）")},
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 9)",
+             "阶段二：BERT 的计算（步骤 5 到 9）")},
     {"exercise": "v7_bert_layer/06-post-norm",
      "edits": [("self_outputs = self.self(hidden_states)\n",
                 "self_outputs = self.self(self.output.LayerNorm(hidden_states))\n"),
@@ -663,9 +674,9 @@ MISTAKES = [
               "层规范化仍然放在最前面，作用在每个子层的输入上（前置规范化，即 v6 的 "
               "x + f(LN(x))）：BERT 在相加之后才归一化，即 LN(x + f(x))，所以每个子层之后"
               "残差流本身都被归一化一次。"),
-     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（步骤 5 到 7）")},
-    {"exercise": "v7_bert_layer/06-post-norm",
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 9)",
+             "阶段二：BERT 的计算（步骤 5 到 9）")},
+    {"exercise": "v7_bert_layer/07-embedding-layernorm",
      "edits": [("return self.dropout(self.LayerNorm(x))  # (B, T, C)",
                 "return self.dropout(x)  # (B, T, C)")],
      "hint": ("The embeddings reach the first layer without their LayerNorm: under post-norm "
@@ -673,9 +684,9 @@ MISTAKES = [
               "ends with a LayerNorm, then dropout.",
               "嵌入没有经过它的层规范化就进了第一层：后置规范化时，第 0 层的注意力之前再没有别的"
               "地方归一化残差流，所以 BertEmbeddings 最后要做层规范化，再做 dropout。"),
-     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（步骤 5 到 7）")},
-    {"exercise": "v7_bert_layer/06-post-norm",
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 9)",
+             "阶段二：BERT 的计算（步骤 5 到 9）")},
+    {"exercise": "v7_bert_layer/07-embedding-layernorm",
      "edits": [("        self.lm_head = nn.Linear(n_embd, vocab_size)\n",
                 "        self.ln_f = nn.LayerNorm(n_embd)\n"
                 "        self.lm_head = nn.Linear(n_embd, vocab_size)\n"),
@@ -686,17 +697,17 @@ MISTAKES = [
               "in a LayerNorm, so BERT has none before the head.",
               "最后的层规范化 ln_f 还在：后置规范化时每一层都以层规范化结束，所以 BERT 在输出层"
               "之前没有层规范化。"),
-     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（步骤 5 到 7）")},
-    {"exercise": "v7_bert_layer/06-post-norm",
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 9)",
+             "阶段二：BERT 的计算（步骤 5 到 9）")},
+    {"exercise": "v7_bert_layer/08-layer-norm-eps",
      "edits": [("layer_norm_eps: float = 1e-12", "layer_norm_eps: float = 1e-05")],
      "hint": ("The LayerNorms use eps 1e-5, PyTorch's default: BERT's is 1e-12, the config's "
               "layer_norm_eps, and every LayerNorm takes it from there.",
               "层规范化用的 eps 是 PyTorch 默认的 1e-5：BERT 用的是 1e-12，即 config 里的 "
               "layer_norm_eps，每个层规范化都从那里取。"),
-     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（步骤 5 到 7）")},
-    {"exercise": "v7_bert_layer/07-gelu",
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 9)",
+             "阶段二：BERT 的计算（步骤 5 到 9）")},
+    {"exercise": "v7_bert_layer/09-gelu",
      "edits": [('"gelu": nn.GELU(),', '"gelu": nn.GELU(approximate="tanh"),')],
      "hint": ("gelu is GELU's tanh approximation here (HF's gelu_new, GPT-2's): BERT's gelu is "
               "the exact x · Φ(x), Φ the normal CDF. The two differ slightly, and a BERT "
@@ -704,35 +715,35 @@ MISTAKES = [
               "这里的 gelu 用了 GELU 的 tanh 近似（HF 的 gelu_new，GPT-2 用的）：BERT 的 gelu 是"
               "精确的 x · Φ(x)，Φ 是标准正态分布的累积分布函数。两者差别很小，但 BERT 的检查点"
               "是用精确形式训练的。"),
-     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（步骤 5 到 7）")},
-    {"exercise": "v7_bert_layer/07-gelu",
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 9)",
+             "阶段二：BERT 的计算（步骤 5 到 9）")},
+    {"exercise": "v7_bert_layer/09-gelu",
      "edits": [("            self.intermediate_act_fn = ACT2FN[config.hidden_act]\n",
                 "            self.intermediate_act_fn = nn.ReLU()\n")],
      "hint": ("The FFN still applies ReLU: its activation is the one hidden_act names, looked up "
               "in ACT2FN; BERT's is GELU, a smooth ReLU.",
               "前馈网络用的还是 ReLU：激活函数应是 hidden_act 指定的那个，在 ACT2FN 里查；"
               "BERT 用的是 GELU，一个平滑的 ReLU。"),
-     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 7)",
-             "阶段二：BERT 的计算（步骤 5 到 7）")},
-    {"exercise": "v7_bert_layer/08-additive-mask",
+     "doc": ("v7_bert_layer", "Stage 2: BERT's computation (steps 5 to 9)",
+             "阶段二：BERT 的计算（步骤 5 到 9）")},
+    {"exercise": "v7_bert_layer/10-additive-mask",
      "edits": [(".triu(1)", ".tril(-1)")],
      "hint": ("The mask hides the wrong triangle: position t sees keys 0 to t, so the lowest "
               "float goes above the diagonal (the keys after t), and 0 on and below it.",
               "掩码遮错了三角：位置 t 看得见键 0 到 t，所以最小的浮点数要放在对角线之上（t 之后的"
               "键），对角线及其下方为 0。"),
-     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
-             "阶段三（选读）：解码（步骤 8 到 10）")},
-    {"exercise": "v7_bert_layer/08-additive-mask",
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 10 to 12)",
+             "阶段三（选读）：解码（步骤 10 到 12）")},
+    {"exercise": "v7_bert_layer/10-additive-mask",
      "edits": [(".triu(1)", ".triu(0)")],
      "hint": ("The mask hides the diagonal too: a position sees its own key as well as the "
               "earlier ones; only the keys after it get the lowest float (position 0, seeing "
               "nothing, would spread its attention over the future).",
               "掩码把对角线也掩蔽了：每个位置既看得见前面的键，也看得见它自己的键；只有它之后的"
               "键才是最小的浮点数（位置 0 什么都看不见，注意力就会平均分到未来的位置上）。"),
-     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
-             "阶段三（选读）：解码（步骤 8 到 10）")},
-    {"exercise": "v7_bert_layer/08-additive-mask",
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 10 to 12)",
+             "阶段三（选读）：解码（步骤 10 到 12）")},
+    {"exercise": "v7_bert_layer/10-additive-mask",
      "edits": [("attention_mask = (~attention_mask).to(scores.dtype)",
                 "attention_mask = attention_mask.to(scores.dtype)")],
      "hint": ("A boolean mask is read the wrong way round: True marks a key that is seen (as in "
@@ -740,9 +751,9 @@ MISTAKES = [
               "is False.",
               "布尔掩码读反了：True 表示看得见这个键（和 PyTorch 的 "
               "scaled_dot_product_attention 一样），所以最小的浮点数要放在掩码为 False 的地方。"),
-     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
-             "阶段三（选读）：解码（步骤 8 到 10）")},
-    {"exercise": "v7_bert_layer/09-kv-layers",
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 10 to 12)",
+             "阶段三（选读）：解码（步骤 10 到 12）")},
+    {"exercise": "v7_bert_layer/11-kv-layers",
      "edits": [("k = torch.cat([past_key_value[0], k], dim=2)",
                 "k = torch.cat([k, past_key_value[0]], dim=2)"),
                ("v = torch.cat([past_key_value[1], v], dim=2)",
@@ -752,18 +763,18 @@ MISTAKES = [
               "expects them.",
               "新的 key 和 value 放到了缓存的前面：缓存里是位置 0 到 P - 1，新的应沿时间维接在"
               "它们后面，掩码也是这样假定的。"),
-     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
-             "阶段三（选读）：解码（步骤 8 到 10）")},
-    {"exercise": "v7_bert_layer/09-kv-layers",
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 10 to 12)",
+             "阶段三（选读）：解码（步骤 10 到 12）")},
+    {"exercise": "v7_bert_layer/11-kv-layers",
      "edits": [("max_position_embeddings=block_size,\n            is_decoder=True)",
                 "max_position_embeddings=block_size)")],
      "hint": ("The model's layers are not decoders (is_decoder stays False): a layer then hands "
               "back no keys and values, and a cache would have nothing to keep.",
               "模型的各层不是解码器（is_decoder 仍为 False）：层就不返回 key 和 value，"
               "缓存也就无从保存。"),
-     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
-             "阶段三（选读）：解码（步骤 8 到 10）")},
-    {"exercise": "v7_bert_layer/10-kv-cache",
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 10 to 12)",
+             "阶段三（选读）：解码（步骤 10 到 12）")},
+    {"exercise": "v7_bert_layer/12-kv-cache",
      "edits": [("positions = torch.arange(P, P + T, device=input_ids.device)",
                 "positions = torch.arange(T, device=input_ids.device)")],
      "hint": ("The new characters get positions 0, 1, ... again: after P cached ones they stand "
@@ -771,17 +782,17 @@ MISTAKES = [
               "embeddings must say so.",
               "新字符的位置又从 0 开始编号了：前面已缓存 P 个，它们的位置是 P 到 P + T - 1"
               "（past_key_values_length），位置嵌入要按这个取。"),
-     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
-             "阶段三（选读）：解码（步骤 8 到 10）")},
-    {"exercise": "v7_bert_layer/10-kv-cache",
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 10 to 12)",
+             "阶段三（选读）：解码（步骤 10 到 12）")},
+    {"exercise": "v7_bert_layer/12-kv-cache",
      "edits": [(".triu(P + 1)", ".triu(1)")],
      "hint": ("The mask ignores the cache: with P keys cached, row t (position P + t) sees keys "
               "0 to P + t, so the T by P + T mask has its diagonal moved P places to the right.",
               "掩码没有考虑缓存：缓存了 P 个键时，第 t 行（位置 P + t）看得见键 0 到 P + t，"
               "所以 T 行 P + T 列的掩码，对角线要向右移 P 格。"),
-     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
-             "阶段三（选读）：解码（步骤 8 到 10）")},
-    {"exercise": "v7_bert_layer/10-kv-cache",
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 10 to 12)",
+             "阶段三（选读）：解码（步骤 10 到 12）")},
+    {"exercise": "v7_bert_layer/12-kv-cache",
      "edits": [("        if past_key_values is not None:\n"
                 "            past_key_values[:] = presents", "")],
      "hint": ("The cache is never filled: forward puts each layer's (k, v) back into "
@@ -789,9 +800,9 @@ MISTAKES = [
               "character sees no context.",
               "缓存从来没有填进去：forward 要把每层的 (k, v) 原地放回 past_key_values，否则下一次"
               "调用又从零开始，新字符看不到任何上文。"),
-     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 8 to 10)",
-             "阶段三（选读）：解码（步骤 8 到 10）")},
-    {"exercise": "v7_bert_layer/11-chunked-ffn",
+     "doc": ("v7_bert_layer", "Stage 3 (optional): decoding (steps 10 to 12)",
+             "阶段三（选读）：解码（步骤 10 到 12）")},
+    {"exercise": "v7_bert_layer/13-chunked-ffn",
      "edits": [("max_position_embeddings=block_size, chunk_size_feed_forward=chunk_size_ff,",
                 "max_position_embeddings=block_size,")],
      "hint": ("The chunk size never reaches the config: the layers keep BertConfig's 0 and run "
@@ -799,9 +810,9 @@ MISTAKES = [
               "saving never comes.",
               "分段长度没有传进 config：各层保留 BertConfig 的 0，前馈网络一次算完所有位置。"
               "数值两种都一样，只是省不了内存。"),
-     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
-             "附录（选读）：HF 的配套机制（步骤 11 到 13）")},
-    {"exercise": "v7_bert_layer/12-cross-attention",
+     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 13 to 15)",
+             "附录（选读）：HF 的配套机制（步骤 13 到 15）")},
+    {"exercise": "v7_bert_layer/14-cross-attention",
      "edits": [("k = self.transpose_for_scores(self.key(encoder_hidden_states))",
                 "k = self.transpose_for_scores(self.key(hidden_states))"),
                ("v = self.transpose_for_scores(self.value(encoder_hidden_states))",
@@ -811,17 +822,17 @@ MISTAKES = [
               "encoder_hidden_states.",
               "交叉注意力的 key 和 value 取自解码器自己的状态：只有 query 来自解码器，key 和 "
               "value 要来自编码器的输出，即 encoder_hidden_states。"),
-     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
-             "附录（选读）：HF 的配套机制（步骤 11 到 13）")},
-    {"exercise": "v7_bert_layer/12-cross-attention",
+     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 13 to 15)",
+             "附录（选读）：HF 的配套机制（步骤 13 到 15）")},
+    {"exercise": "v7_bert_layer/14-cross-attention",
      "edits": [("            attention_mask = encoder_attention_mask\n", "")],
      "hint": ("Cross-attention uses the decoder's mask: its keys are the encoder's S positions, "
               "so it is masked by encoder_attention_mask, not by the causal mask.",
               "交叉注意力用了解码器的掩码：它的键是编码器的 S 个位置，所以要用 "
               "encoder_attention_mask 做掩码，而不是因果掩码。"),
-     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
-             "附录（选读）：HF 的配套机制（步骤 11 到 13）")},
-    {"exercise": "v7_bert_layer/12-cross-attention",
+     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 13 to 15)",
+             "附录（选读）：HF 的配套机制（步骤 13 到 15）")},
+    {"exercise": "v7_bert_layer/14-cross-attention",
      "edits": [("attention_output = cross_attention_outputs[0]  # (B, T, C)",
                 "cross_output = cross_attention_outputs[0]  # (B, T, C)")],
      "hint": ("The FFN reads self-attention's output, so cross-attention's is computed and "
@@ -829,9 +840,9 @@ MISTAKES = [
               "LayerNorm included).",
               "前馈网络读的是自注意力的输出，交叉注意力算完就被丢掉了：前馈网络要读交叉注意力的"
               "输出（其中已含它自己的残差连接和层规范化）。"),
-     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
-             "附录（选读）：HF 的配套机制（步骤 11 到 13）")},
-    {"exercise": "v7_bert_layer/13-hf-interface",
+     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 13 to 15)",
+             "附录（选读）：HF 的配套机制（步骤 13 到 15）")},
+    {"exercise": "v7_bert_layer/15-hf-interface",
      "edits": [("        probs = self.dropout(F.softmax(scores, dim=-1))  # (B, nh, T, S)\n"
                 "        if head_mask is not None:\n"
                 "            probs = probs * head_mask  # (B, nh, T, S): a 0 silences a head\n",
@@ -843,9 +854,9 @@ MISTAKES = [
               "attention weights, after the softmax and dropout.",
               "head_mask 乘在了 softmax 之前的分数上：乘 0 的头于是平均关注所有键，而不是沉默。"
               "它应乘在注意力权重上，在 softmax 和 dropout 之后。"),
-     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
-             "附录（选读）：HF 的配套机制（步骤 11 到 13）")},
-    {"exercise": "v7_bert_layer/13-hf-interface",
+     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 13 to 15)",
+             "附录（选读）：HF 的配套机制（步骤 13 到 15）")},
+    {"exercise": "v7_bert_layer/15-hf-interface",
      "edits": [("outputs = (context, probs) if output_attentions",
                 "outputs = (context, scores) if output_attentions")],
      "hint": ("output_attentions hands back the scores from before the softmax: what it returns "
@@ -853,17 +864,17 @@ MISTAKES = [
               "mask).",
               "output_attentions 返回的是 softmax 之前的分数：应返回注意力权重，每一行之和为 1"
               "（经过 dropout 和 head_mask 之后）。"),
-     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
-             "附录（选读）：HF 的配套机制（步骤 11 到 13）")},
-    {"exercise": "v7_bert_layer/13-hf-interface",
+     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 13 to 15)",
+             "附录（选读）：HF 的配套机制（步骤 13 到 15）")},
+    {"exercise": "v7_bert_layer/15-hf-interface",
      "edits": [("attention_output, attention_mask, head_mask, encoder_hidden_states,",
                 "attention_output, attention_mask, None, encoder_hidden_states,")],
      "hint": ("Cross-attention never gets the head mask: a layer hands the same head_mask to "
               "both its attentions, self and cross.",
               "交叉注意力没有拿到 head_mask：一层的两个注意力，自注意力和交叉注意力，"
               "用的是同一个 head_mask。"),
-     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 11 to 13)",
-             "附录（选读）：HF 的配套机制（步骤 11 到 13）")},
+     "doc": ("v7_bert_layer", "Appendix (optional): HF's machinery (steps 13 to 15)",
+             "附录（选读）：HF 的配套机制（步骤 13 到 15）")},
     # ---- v8_bert_mlm
     {"exercise": "v8_bert_mlm/01-mlm-target",
      "edits": [("block_size = 32  # T:", "block_size = 8  # T:")],
@@ -1070,15 +1081,7 @@ MISTAKES = [
               "初始化在输出层建好之前就做了：lm_head 仍是 PyTorch 的初始值。要等所有模块都建好"
               "之后再做。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
-    {"exercise": "v8_bert_mlm/09-mlm-head",
-     "edits": [("        self.cls.predictions.decoder.weight = "
-                "self.embeddings.word_embeddings.weight\n", "")],
-     "hint": ("The decoder has a weight of its own: it should be the word embeddings' matrix "
-              "itself (tied), one (V, C) tensor that both reads characters in and scores them.",
-              "decoder 有了自己的权重：它应该就是词嵌入矩阵本身（权重绑定），同一个 (V, C) "
-              "张量既把字符读进来，又给字符打分。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
-    {"exercise": "v8_bert_mlm/09-mlm-head",
+    {"exercise": "v8_bert_mlm/09-mlm-transform",
      "edits": [("        self.decoder.bias = self.bias  # one tensor, two names, as in HF: "
                 "both keys are saved\n", "")],
      "hint": ("The bias is made but the decoder never adds it: no character's score gets a bias "
@@ -1086,7 +1089,7 @@ MISTAKES = [
               "偏置建了，decoder 却从没加上它：每个字符的分数都没有自己的偏置，这个偏置也学不到"
               "东西。decoder 的偏置就是掩蔽语言模型头的 bias。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
-    {"exercise": "v8_bert_mlm/09-mlm-head",
+    {"exercise": "v8_bert_mlm/09-mlm-transform",
      "edits": [("return self.decoder(self.transform(hidden_states))",
                 "return self.decoder(hidden_states)")],
      "hint": ("The transform is made but never applied: the last layer's output goes through "
@@ -1094,7 +1097,7 @@ MISTAKES = [
               "transform 建了却没用：最后一层的输出要先经过 dense、激活函数和层规范化，再由 "
               "decoder 打分。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
-    {"exercise": "v8_bert_mlm/09-mlm-head",
+    {"exercise": "v8_bert_mlm/09-mlm-transform",
      "edits": [("hidden_states = self.transform_act_fn(self.dense(hidden_states))",
                 "hidden_states = self.dense(hidden_states)")],
      "hint": ("The transform has no activation: dense then LayerNorm, with nothing between them "
@@ -1102,22 +1105,30 @@ MISTAKES = [
               "transform 缺了激活函数：dense 之后直接层规范化，中间没有任何非线性。HF 的 "
               "transform 在 dense 之后接激活函数（GELU）。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
-    {"exercise": "v8_bert_mlm/09-mlm-head",
+    {"exercise": "v8_bert_mlm/09-mlm-transform",
      "edits": [("return self.LayerNorm(hidden_states)  # (B, T, C)", "return hidden_states")],
      "hint": ("The transform's LayerNorm is made but never applied: the activation's output is "
               "normalised before the decoder scores it.",
               "transform 的层规范化建了却没用：激活函数的输出要先做层规范化，再由 decoder 打分。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
-    {"exercise": "v8_bert_mlm/10-token-types",
+    {"exercise": "v8_bert_mlm/10-tied-decoder",
+     "edits": [("        self.cls.predictions.decoder.weight = "
+                "self.embeddings.word_embeddings.weight\n", "")],
+     "hint": ("The decoder has a weight of its own: it should be the word embeddings' matrix "
+              "itself (tied), one (V, C) tensor that both reads characters in and scores them.",
+              "decoder 有了自己的权重：它应该就是词元嵌入矩阵本身（权重绑定），同一个 (V, C) "
+              "张量既把字符读进来，又给字符打分。"),
+     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+    {"exercise": "v8_bert_mlm/11-token-types",
      "edits": [("x = self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)",
                 "x = self.word_embeddings(input_ids)")],
      "hint": ("The token type embeddings are made but never added: each position adds its "
               "type's row (type 0 here) to its word embedding, or a real checkpoint's "
               "embeddings come out wrong.",
-              "片段嵌入建了却没加：每个位置都要把它所属片段的那一行（这里是片段 0）加到词嵌入上，"
+              "片段嵌入建了却没加：每个位置都要把它所属片段的那一行（这里是片段 0）加到词元嵌入上，"
               "否则装进真正的检查点后，嵌入就算错了。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
-    {"exercise": "v8_bert_mlm/10-token-types",
+    {"exercise": "v8_bert_mlm/11-token-types",
      "edits": [("        if token_type_ids is None:\n"
                 "            token_type_ids = torch.zeros_like(input_ids)",
                 "        token_type_ids = torch.zeros_like(input_ids)")],
@@ -1126,7 +1137,7 @@ MISTAKES = [
               "传进来的 token_type_ids 被忽略了：即使调用者标明是句子 B，每个位置也都成了片段 0。"
               "全为 0 只是默认值。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
-    {"exercise": "v8_bert_mlm/10-token-types",
+    {"exercise": "v8_bert_mlm/11-token-types",
      "edits": [("hide = 1.0 - attention_mask[:, None, None, :].to(x.dtype)",
                 "hide = attention_mask[:, None, None, :].to(x.dtype)")],
      "hint": ("The padding mask is the wrong way round: attention_mask is 1 for a token and 0 "
@@ -1134,7 +1145,7 @@ MISTAKES = [
               "填充掩码反了：attention_mask 在词元处为 1、填充处为 0，要藏起来的是填充位置的 "
               "key，而不是词元的。"),
      "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
-    {"exercise": "v8_bert_mlm/10-token-types",
+    {"exercise": "v8_bert_mlm/11-token-types",
      "edits": [("hide = 1.0 - attention_mask[:, None, None, :].to(x.dtype)",
                 "hide = 1.0 - attention_mask[:, None, :, None].to(x.dtype)")],
      "hint": ("The padding mask lies along the queries: the padding positions then see nothing "
@@ -1265,12 +1276,12 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "stage:outputs": ("outputs from the same weights: every module, logits, loss, gradients",
                       "相同权重下的输出：每个模块、logits、损失、梯度"),
     "stage:batches": ("batches: get_batch under the same generator",
-                      "批次：同一个随机数生成器下的 get_batch"),
+                      "批量：同一个随机数生成器下的 get_batch"),
     "stage:causality": ("causality: what a later character may change",
                         "因果性：后面的字符能改变什么"),
     "stage:calls": ("the rung's other calls", "这一级的其他调用"),
     "stage:training": ("a short training from the same weights and batches",
-                       "相同权重和批次下的一段短训练"),
+                       "相同权重和批量下的一段短训练"),
     "size:small": ("small", "小"),
     "size:default": ("default", "默认"),
     "ok": ("  ok     {stage}", "  通过   {stage}"),
@@ -1356,7 +1367,7 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
               "{call} 给出 {yours}；目标程序给出 {value}"),
     "training": ("the model and the batches agree, yet the losses part: {yours} where the target "
                  "has {value} (the training loop differs)",
-                 "模型和批次都一致，损失却分开了：你的是 {yours}，目标是 {value}（训练循环不同）"),
+                 "模型和批量都一致，损失却分开了：你的是 {yours}，目标是 {value}（训练循环不同）"),
     "doc": ('{path}, "{section}"', "{path} 的“{section}”"),
     "checking": ("checking {path} against {name}", "检查 {path}，对照 {name}"),
     "written": ("wrote {path}: {task}\nWhen you think it is done:  python tools/exercise.py "
@@ -1382,17 +1393,63 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
 }
 
 
+def code_only(line):
+    """A line of code without its comment and the spaces before it: what a mistake is matched
+    on, so that rewording a comment never loses a mistake. A # inside a string is rare in these
+    programs and, where it is, only makes a match fail, loudly (regen names the mistake)."""
+    at = line.find("#")
+    if at >= 0:
+        line = line[:at]
+    return line.rstrip()
+
+
+def find_code(text, old):
+    """[(start, end)] of each place in text whose code, comments aside, is old's code."""
+    lines = text.split("\n")
+    wanted = [code_only(line) for line in old.split("\n")]
+    starts = []
+    offset = 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    found = []
+    for i in range(len(lines) - len(wanted) + 1):
+        code = [code_only(line) for line in lines[i:i + len(wanted)]]
+        if len(wanted) == 1:
+            at = code[0].find(wanted[0])
+            while at >= 0:
+                found.append((starts[i] + at, starts[i] + at + len(wanted[0])))
+                at = code[0].find(wanted[0], at + 1)
+            continue
+        first = code[0].endswith(wanted[0])
+        middle = code[1:-1] == wanted[1:-1]
+        last = code[-1].startswith(wanted[-1])
+        if first and middle and last:
+            start = starts[i] + len(code[0]) - len(wanted[0])
+            end = starts[i + len(wanted) - 1] + len(wanted[-1])
+            found.append((start, end))
+    return found
+
+
+def apply_edits(text, edits):
+    """The program text with each (old, new) edit made, old found by its code alone (comments
+    aside) exactly once; None where an old is not there once."""
+    for old, new in edits:
+        places = find_code(text, old)
+        if len(places) != 1:
+            return None
+        start, end = places[0]
+        text = text[:start] + new + text[end:]
+    return text
+
+
 def mistakes_for(name, target):
     """The mistakes of the exercise, each with its program ("text"); a rung also gets those of
     its steps whose edits apply to its own program."""
     found = []
     for m in MISTAKES:
         if m["exercise"] == name or "/" not in name and m["exercise"].startswith(name + "/"):
-            text = target
-            for old, new in m["edits"]:
-                if text.count(old) != 1:
-                    break
-                text = text.replace(old, new)
-            else:
+            text = apply_edits(target, m["edits"])
+            if text is not None:
                 found.append({**m, "text": text})
     return found

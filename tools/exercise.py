@@ -47,7 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (ROOT, VERSIONS, ArgumentParser, UserError, aside, command,  # noqa: E402
                     one_line, write_text)
-from steps import chain, read  # noqa: E402
+from steps import apply_patch, read  # noqa: E402
 import catalogue  # noqa: E402
 
 EXERCISES = ROOT / "exercises"
@@ -67,25 +67,63 @@ LOSS_TOL = 1e-4
 
 
 # ------------------------------------------------------------------ the exercises
-def exercises():
-    """[(name, start text, target text)] in reading order: each rung, then its steps."""
+def exercise_names():
+    """[(name, what it builds)] in reading order: each rung, then its steps. Read from the step
+    patches' first lines, not by applying them: a broken patch spoils only its own rung."""
     found = []
     for version in VERSIONS[1:]:
-        before = VERSIONS[VERSIONS.index(version) - 1]
-        steps = chain(version) if (ROOT / version / "steps").is_dir() else []
-        found.append((version, read(ROOT / before / "train.py"), read(ROOT / version / "train.py")))
-        for (_, start, _), (name, target, _) in zip(steps, steps[1:]):
-            found.append((f"{version}/{name}", start, target))
+        found.append((version, describe(read(ROOT / version / "train.py"))))
+        for path in sorted((ROOT / version / "steps").glob("*.diff")):
+            title = next((line[1:] for line in read(path).splitlines()
+                          if line.startswith('+"""')), '"""?: ?')
+            found.append((f"{version}/{path.stem}", describe(title)))
     return found
 
 
-def find(name, every):
+def programs(name):
+    """(start, target) of the exercise called name: the rung before and the rung, or the step
+    before and the step, the rung's patches applied up to that step and no further."""
+    version, _, step = name.partition("/")
+    before = read(ROOT / VERSIONS[VERSIONS.index(version) - 1] / "train.py")
+    if not step:
+        return before, read(ROOT / version / "train.py")
+    text = before
+    for path in sorted((ROOT / version / "steps").glob("*.diff")):
+        start = text
+        text = apply_patch(text, read(path), f"{version}/steps/{path.name}")
+        if path.stem == step:
+            return start, text
+    raise UserError(f"no step {name}")
+
+
+def exercises():
+    """[(name, start text, target text)] of every exercise, in reading order (every chain
+    built: for the tests and the benchmark)."""
+    return [(name, *programs(name)) for name, _ in exercise_names()]
+
+
+def renamed():
+    """{old exercise name: new name} from tools/renamed.csv (regen writes it when steps are
+    renumbered)."""
+    path = ROOT / "tools" / "renamed.csv"
+    if not path.is_file():
+        return {}
+    rows = [line.split(",") for line in read(path).splitlines()[1:] if line]
+    return {old: new for old, new in rows}
+
+
+def find(name, names):
     """The exercise called name: v5_ffn, v6_block/02-residual, v6_block/02 or with a slash."""
     name = name.strip("/").removeprefix("exercises/").removesuffix("/train.py")
-    for found in every:
-        rung, _, step = found[0].partition("/")
-        if name == found[0] or step and name == f"{rung}/{step[:2]}":
+    for found, _ in names:
+        rung, _, step = found.partition("/")
+        if name == found or step and name == f"{rung}/{step[:2]}":
             return found
+    if name in renamed():
+        new = renamed()[name]
+        raise UserError(f"exercise {name} is now {new} (the steps were renumbered when one was "
+                        f"split): move exercises/{name}/ to exercises/{new}/ if you started it, "
+                        f"then run python tools/exercise.py {new}")
     if name == VERSIONS[0]:
         raise UserError(f"{name} is the first rung: the exercises start at {VERSIONS[1]}")
     raise UserError(f"no exercise {name!r}: run python tools/exercise.py for the list")
@@ -739,18 +777,19 @@ def main(argv=None):
                    "the locale's)")
     args = p.parse_args(argv)
     zh = language(args.lang) == "zh"
-    every = exercises()
+    names = exercise_names()
     if args.exercise is None:
         if args.check or args.file:
             raise UserError("--check and --file need an exercise: e.g. python tools/exercise.py "
                             "v5_ffn --check")
-        for name, _, target in every:
+        for name, what in names:
             indent = "  " * ("/" in name)
-            line = f"{indent}{name:<{40 - len(indent)}} {status(name, zh):<8} {describe(target)}"
+            line = f"{indent}{name:<{40 - len(indent)}} {status(name, zh):<8} {what}"
             print(line if len(line) <= 99 else line[:98] + "…")  # one line on a 100-column screen
         print(catalogue.TEXT["list_footer"][zh])
         return 0
-    name, start, target = find(args.exercise, every)
+    name = find(args.exercise, names)
+    start, target = programs(name)
     if args.file and not args.check:
         raise UserError("--file needs --check: python tools/exercise.py "
                         f"{name} --check --file {args.file}")

@@ -21,8 +21,10 @@ program as regen last wrote it, which is how an edit is told from what it edits.
 step changes the same lines, regen stops with one line naming that step and writes nothing.
 Exit status: 0 done (or, with --check, nothing stale), 1 stale files (--check), 2 bad input.
 """
+import csv
 import difflib
 import hashlib
+import io
 import re
 import sys
 from pathlib import Path
@@ -30,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tools/, for common
 from common import (ROOT, VERSIONS, ArgumentParser, UserError, command,  # noqa: E402
                     write_text)
-from steps import apply_patch, read  # noqa: E402
+from steps import apply_patch, changed_lines, read  # noqa: E402
 
 FENCE = "# ========================== plumbing below: the same in every version; you may stop " \
         "reading here\n"
@@ -50,9 +52,128 @@ def sha(text):
 
 
 def make_patch(old, new):
-    """The unified diff (3 lines of context) that takes old to new, as the step files hold it."""
-    diff = difflib.unified_diff(lines(old), lines(new), "a/train.py", "b/train.py", n=3)
-    return "".join(diff)
+    """The unified diff (3 lines of context) that takes old to new, as diff -u writes it: a
+    shortest edit script (Myers), each run of changes its deletions first, then its additions."""
+    rows = numbered(in_diff_order(shortest_edit(lines(old), lines(new))))
+    changed = [r for r, row in enumerate(rows) if row[0] != " "]
+    if not changed:
+        return ""
+    groups = []
+    start = changed[0]
+    previous = changed[0]
+    for r in changed[1:]:
+        if r - previous - 1 > 2 * CONTEXT:  # more than two contexts apart: a new hunk
+            groups.append((start, previous))
+            start = r
+        previous = r
+    groups.append((start, previous))
+    out = ["--- a/train.py\n", "+++ b/train.py\n"]
+    for first, last in groups:
+        hunk = rows[max(0, first - CONTEXT):last + CONTEXT + 1]
+        old_count = sum(1 for row in hunk if row[0] != "+")
+        new_count = sum(1 for row in hunk if row[0] != "-")
+        out.append(f"@@ -{hunk_range(hunk[0][2], old_count)} "
+                   f"+{hunk_range(hunk[0][3], new_count)} @@\n")
+        for kind, line, _, _ in hunk:
+            out.append(kind + line)
+    return "".join(out)
+
+
+CONTEXT = 3
+
+
+def hunk_range(start, count):
+    """A hunk header's range: 1-based start, and the count unless it is 1 (an empty range
+    starts at the line before)."""
+    if count == 0:
+        return f"{start},0"
+    if count == 1:
+        return f"{start + 1}"
+    return f"{start + 1},{count}"
+
+
+def shortest_edit(a, b):
+    """[(kind, line)], kind " ", "-" or "+": a shortest edit script from a to b (Myers, "An
+    O(ND) difference algorithm", 1986), the algorithm diff uses."""
+    v = {1: 0}
+    trace = []
+    for d in range(len(a) + len(b) + 1):
+        trace.append(dict(v))
+        for k in range(-d, d + 1, 2):
+            if k == -d or (k != d and v[k - 1] < v[k + 1]):
+                x = v[k + 1]  # down: b's next line inserted
+            else:
+                x = v[k - 1] + 1  # right: a's next line deleted
+            y = x - k
+            while x < len(a) and y < len(b) and a[x] == b[y]:
+                x += 1
+                y += 1
+            v[k] = x
+            if x >= len(a) and y >= len(b):
+                return walk_back(a, b, trace, d)
+    raise AssertionError("a shortest edit script always exists")
+
+
+def walk_back(a, b, trace, last):
+    """The edit script, read back from the end through each d's furthest points."""
+    x = len(a)
+    y = len(b)
+    script = []
+    for d in range(last, 0, -1):
+        v = trace[d]
+        k = x - y
+        if k == -d or (k != d and v[k - 1] < v[k + 1]):
+            previous_k = k + 1
+        else:
+            previous_k = k - 1
+        previous_x = v[previous_k]
+        previous_y = previous_x - previous_k
+        while x > previous_x and y > previous_y:
+            script.append((" ", a[x - 1]))
+            x -= 1
+            y -= 1
+        if x == previous_x:
+            script.append(("+", b[y - 1]))
+        else:
+            script.append(("-", a[x - 1]))
+        x = previous_x
+        y = previous_y
+    while x > 0 and y > 0:
+        script.append((" ", a[x - 1]))
+        x -= 1
+        y -= 1
+    script.reverse()
+    return script
+
+
+def in_diff_order(script):
+    """The script with each run of changes as deletions, then additions."""
+    ordered = []
+    run = []
+    for kind, line in script + [(" ", None)]:
+        if kind != " ":
+            run.append((kind, line))
+            continue
+        ordered.extend(change for change in run if change[0] == "-")
+        ordered.extend(change for change in run if change[0] == "+")
+        run = []
+        if line is not None:
+            ordered.append((kind, line))
+    return ordered
+
+
+def numbered(script):
+    """[(kind, line, index in the old text, index in the new text)] of each script line."""
+    rows = []
+    i = 0
+    j = 0
+    for kind, line in script:
+        rows.append((kind, line, i, j))
+        if kind != "+":
+            i += 1
+        if kind != "-":
+            j += 1
+    return rows
 
 
 def reverse_patch(patch):
@@ -289,91 +410,133 @@ def renumbered(names):
     return {name: f"{k:02d}-{name.split('-', 1)[1]}" for k, name in enumerate(names, 1)}
 
 
-def derive(edit_steps=()):
-    """Everything the chain derives: {path: text} of the rung files, step patches and sums;
-    the step names renamed {old: new}; the files to delete."""
-    sums = read_sums()
-    old = old_rungs(sums)
-    plumbing_source = read(PLUMBING)
-    plumbing_sum = sums.get("tools/maintainers/plumbing.py", sha(plumbing_source))
-    plumbing = plumbing_source
-    edited = [v for v in VERSIONS if read(ROOT / v / "train.py") != old[v]]
-    for v in edited:  # a plumbing edit made in a train.py: it becomes the source
-        theirs = split_plumbing(read(ROOT / v / "train.py"), f"{v}/train.py")[1]
-        if theirs == split_plumbing(old[v], v)[1] or theirs == plumbing:
-            continue
-        if plumbing != plumbing_source or sha(plumbing_source) != plumbing_sum:
-            raise UserError(f"the plumbing was edited in two places ({v}/train.py and another): "
-                            "keep one edit, in tools/maintainers/plumbing.py, and run regen")
-        plumbing = theirs
-    out = {}
-    renames = {}
-    deleted = []
-    new_before = read(ROOT / VERSIONS[0] / "train.py")
-    old_before = old[VERSIONS[0]]
-    programs = {VERSIONS[0]: new_before}
-    for v in VERSIONS[1:]:
-        if v == SINGLE:
-            carried = merge(old_before, old[v], new_before, f"{v}/train.py")
-            new = merge(old[v], read(ROOT / v / "train.py"), carried, f"{v}/train.py")
-            new = with_plumbing(new, plumbing, v)
-            programs[v] = new
-            old_before, new_before = old[v], new
-            continue
-        patches = step_files(v)
+class Chain:
+    """The ladder's programs, old (as regen last wrote them) and new (with the edits carried)."""
+
+    def __init__(self, edit_steps):
+        self.sums = read_sums()
+        self.old = old_rungs(self.sums)
+        self.plumbing = self.find_plumbing()
+        self.out = {}  # {path: text} of every file the chain derives
+        self.renames = {}  # {"VERSION/old step name": "VERSION/new step name"}
+        self.deleted = []  # step patches renamed away
+        self.views = {}  # {(VERSION, old step name or None): (old before, old, new before, new,
+        #                                                      new step name)}
+        self.targets = {}  # {exercise name: its target program}: each rung, each step
+        first = VERSIONS[0]
+        self.new = {first: with_plumbing(read(ROOT / first / "train.py"), self.plumbing, first)}
+        for before, version in zip(VERSIONS, VERSIONS[1:]):
+            if version == SINGLE:
+                self.carry_rung(before, version)
+            else:
+                self.carry_steps(before, version, edit_steps.get(version))
+        for version in VERSIONS:
+            self.out[ROOT / version / "train.py"] = self.new[version]
+        self.out[PLUMBING] = self.plumbing
+        sums = [f"{sha(self.new[v])}  {rung_name(v)}\n" for v in VERSIONS]
+        sums.append(f"{sha(self.plumbing)}  tools/maintainers/plumbing.py\n")
+        self.out[SUMS] = "".join(sums)
+
+    def find_plumbing(self):
+        """The plumbing's source: plumbing.py, or the one train.py whose plumbing was edited."""
+        source = read(PLUMBING)
+        recorded = self.sums.get("tools/maintainers/plumbing.py", sha(source))
+        plumbing = source
+        for v in VERSIONS:
+            text = read(ROOT / v / "train.py")
+            theirs = split_plumbing(text, f"{v}/train.py")[1]
+            if text == self.old[v] or theirs == plumbing:
+                continue
+            if theirs == split_plumbing(self.old[v], v)[1]:
+                continue
+            if plumbing != source or sha(source) != recorded:
+                raise UserError(f"the plumbing was edited in two places ({v}/train.py and "
+                                "another): keep one edit, in tools/maintainers/plumbing.py, "
+                                "and run regen")
+            plumbing = theirs
+        return plumbing
+
+    def carry_rung(self, before, version):
+        """A rung without steps: its own change carried onto the new rung before, then any edit
+        made in its file."""
+        where = f"{version}/train.py"
+        carried = merge(self.old[before], self.old[version], self.new[before], where)
+        new = merge(self.old[version], read(ROOT / version / "train.py"), carried, where)
+        self.new[version] = with_plumbing(new, self.plumbing, version)
+        self.views[version, None] = (self.old[before], self.old[version], self.new[before],
+                                     self.new[version], None)
+        self.targets[version] = self.new[version]
+
+    def carry_steps(self, before, version, edited):
+        """A rung's steps, each carried onto the new step before it, as a rebase does; edited:
+        {step name: program} from the workspace, or None."""
+        patches = step_files(version)
         olds = {}
-        text = old_before
+        text = self.old[before]
         for path in patches:
-            text = apply_patch(text, read(path), f"{v}/steps/{path.name}")
+            text = apply_patch(text, read(path), f"{version}/steps/{path.name}")
             olds[path.stem] = text
-        if text != old[v]:
-            raise UserError(f"{v}'s steps do not end at its train.py as regen last wrote it: "
-                            "restore its steps/ with git")
-        wanted = dict(olds)
-        if v in edit_steps:
-            wanted = edit_steps[v]
+        if text != self.old[version]:
+            raise UserError(f"{version}'s steps do not end at its train.py as regen last wrote "
+                            "it: restore its steps/ with git")
+        wanted = olds if edited is None else edited
         names = list(wanted)
         news = {}
-        prev_old, prev_new = old_before, new_before
+        prev_old = self.old[before]
+        prev_new = self.new[before]
         for name in names:
             if name in olds:
-                step_old = olds[name]
-                carried = merge(prev_old, step_old, prev_new, f"{v}/steps/{name}.diff")
-                new = merge(step_old, wanted[name], carried, f"{v} step {name}")
-                prev_old = step_old
+                where = f"{version}/steps/{name}.diff"
+                carried = merge(prev_old, olds[name], prev_new, where)
+                news[name] = merge(olds[name], wanted[name], carried, f"{version} step {name}")
+                prev_old = olds[name]
             else:  # a step added in the workspace: its program as written there
-                new = wanted[name]
-            news[name] = new
-            prev_new = new
+                news[name] = wanted[name]
+            prev_new = news[name]
         last = names[-1]
-        rung_file = read(ROOT / v / "train.py")
-        news[last] = merge(old[v], rung_file, news[last], f"{v}/train.py")
+        edit = read(ROOT / version / "train.py")
+        news[last] = merge(self.old[version], edit, news[last], f"{version}/train.py")
         order = renumbered(names)
-        renames.update({f"{v}/{a}": f"{v}/{b}" for a, b in order.items() if a != b})
-        previous = new_before
+        for name in names:
+            if order[name] != name:
+                self.renames[f"{version}/{name}"] = f"{version}/{order[name]}"
+        previous = self.new[before]
+        prev_old = self.old[before]
         for k, name in enumerate(names, 1):
-            text = number_step(with_plumbing(news[name], plumbing, v), v, k, len(names))
-            path = ROOT / v / "steps" / f"{order[name]}.diff"
-            stored = read(path) if path.is_file() else None
-            try:
-                unchanged = stored is not None and apply_patch(previous, stored) == text
-            except UserError:
-                unchanged = False
-            out[path] = stored if unchanged else make_patch(previous, text)
+            text = with_plumbing(news[name], self.plumbing, version)
+            text = number_step(text, version, k, len(names))
+            path = ROOT / version / "steps" / f"{order[name]}.diff"
+            self.out[path] = kept_patch(path, previous, text)
+            self.targets[f"{version}/{order[name]}"] = text
+            if name in olds:
+                self.views[version, name] = (prev_old, olds[name], previous, text, order[name])
+                prev_old = olds[name]
             previous = text
         for path in patches:
-            if path not in out:
-                deleted.append(path)
-        programs[v] = previous
-        old_before, new_before = old[v], previous
-    programs[VERSIONS[0]] = with_plumbing(programs[VERSIONS[0]], plumbing, VERSIONS[0])
-    for v, text in programs.items():
-        out[ROOT / v / "train.py"] = text
-    out[PLUMBING] = plumbing
-    sums_text = "".join(f"{sha(programs[v])}  {rung_name(v)}\n" for v in VERSIONS)
-    sums_text += f"{sha(plumbing)}  tools/maintainers/plumbing.py\n"
-    out[SUMS] = sums_text
-    return out, renames, deleted
+            if path not in self.out:
+                self.deleted.append(path)
+        self.new[version] = previous
+        self.targets[version] = previous
+        self.views[version, None] = (self.old[before], self.old[version], self.new[before],
+                                     previous, None)
+
+
+def kept_patch(path, before, after):
+    """The step file's patch as it is where it still takes before to after exactly (a maintainer
+    may have tidied it), else a new one."""
+    if path.is_file():
+        stored = read(path)
+        try:
+            if apply_patch(before, stored) == after:
+                return stored
+        except UserError:
+            pass
+    return make_patch(before, after)
+
+
+def exact(path):
+    """The file's text with its line ends as they are (a CSV's are \\r\\n)."""
+    return path.read_bytes().decode("utf-8")
 
 
 def with_plumbing(text, plumbing, version):
@@ -399,11 +562,14 @@ def main(argv=None):
         edit_steps[version] = workspace_programs(version, ROOT / "runs" / "steps" / version)
     if args.check and edit_steps:
         raise UserError("--check takes no --steps: it compares the files as they are")
-    out, renames, deleted = derive(edit_steps)
-    out.update(derive_docs(out))
-    stale = [path for path, text in out.items() if not path.is_file() or read(path) != text]
-    stale += [path for path in deleted if path.exists()]
-    names = [path.relative_to(ROOT).as_posix() for path in stale]
+    chain = Chain(edit_steps)
+    out = dict(chain.out)
+    out.update(derive_docs(chain))
+    renames = chain.renames
+    deleted = chain.deleted
+    stale = [path for path, text in out.items() if not path.is_file() or exact(path) != text]
+    gone = [path for path in deleted if path.exists()]
+    names = [path.relative_to(ROOT).as_posix() for path in stale + gone]
     if args.check:
         if not stale:
             print(f"regen --check: {len(out)} derived files, none stale")
@@ -422,14 +588,248 @@ def main(argv=None):
         print(line)
     for old_name, new_name in renames.items():
         print(f"renamed: {old_name} -> {new_name}")
-    for name in names:
-        print(f"wrote: {name}")
-    print(f"regen: {len(names)} of {len(out)} derived files rewritten")
+    for path in stale:
+        print(f"wrote: {path.relative_to(ROOT).as_posix()}")
+    for path in gone:
+        print(f"deleted: {path.relative_to(ROOT).as_posix()} (renamed)")
+    print(f"regen: {len(stale)} of {len(out)} derived files rewritten, {len(gone)} deleted")
     return 0
 
 
-def derive_docs(out):
-    return {}
+# ------------------------------------------------------------------ the docs and the tables
+DIFF_BLOCK = re.compile(r"(?:^<!-- step: ([\w-]+) -->\n)?^```diff\n(.*?)^```", re.S | re.M)
+STEP_TABLE = re.compile(r"^(<!-- steps: (\w+) -->\n+)((?:\|.*\|\n){2})((?:\|.*\|\n?)*)", re.M)
+DOC_NAMES = ("README.md", "README.zh-CN.md")
+
+
+def line_map(old, new):
+    """[index in new, or None] for each line of old: the same line where new keeps it, its
+    rewrite where new rewrites lines one for one in place, None where new drops it."""
+    old_lines = old.splitlines()
+    new_lines = new.splitlines()
+    mapped = [None] * len(old_lines)
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            for i, j in zip(range(i1, i2), range(j1, j2)):
+                mapped[i] = j
+    return mapped
+
+
+class Side:
+    """One side of a diff block: the old program its lines are found in (in order), and where
+    each of its lines went in the new one."""
+
+    def __init__(self, old, new, name):
+        self.old = old.splitlines()
+        self.new = new.splitlines()
+        self.mapped = line_map(old, new)
+        self.name = name
+        self.at = 0
+
+    def place(self, line, where):
+        """The index in the new program of line, the next one of the old program to read so."""
+        try:
+            i = self.old.index(line, self.at)
+        except ValueError:
+            raise UserError(f"{where}: {line!r} is not (there, in this order) in the program "
+                            f"{self.name}: fix the block") from None
+        self.at = i + 1
+        if self.mapped[i] is None:
+            raise UserError(f"{where}: the line {line!r} is gone from the program: rewrite the "
+                            "block by hand, then run regen again")
+        return self.mapped[i]
+
+
+def carry_block(block, view, where):
+    """A doc's diff block, each line carried to the new programs: a block shows chosen lines of
+    one step (or rung), - and context lines of the program before it in order, + and context
+    lines of the program after it in order. A hunk header (@@) is renumbered: where its first
+    lines are now, and how many lines of each program it shows."""
+    old_before, old_after, new_before, new_after, _ = view
+    before = Side(old_before, new_before, "before")
+    after = Side(old_after, new_after, "after")
+    out = []
+    hunks = []  # [index in out of the @@ line, [before indices], [after indices]]
+    for line in block.splitlines():
+        if line.startswith("@@"):
+            hunks.append([len(out), [], []])
+            out.append(line)
+            continue
+        line = line or " "  # an empty context line may lose its leading space
+        kind = line[0]
+        if kind not in "-+ ":
+            raise UserError(f"{where}: {line!r} is not a diff line (-, + or a space first)")
+        if kind in "- ":
+            i = before.place(line[1:], where)
+            text = before.new[i]
+            if hunks:
+                hunks[-1][1].append(i)
+        if kind in "+ ":
+            j = after.place(line[1:], where)
+            text = after.new[j]
+            if hunks:
+                hunks[-1][2].append(j)
+        out.append((kind + text).rstrip() if kind == " " else kind + text)
+    for at, olds, news in hunks:
+        start_old = olds[0] + 1 if olds else 0
+        start_new = news[0] + 1 if news else 0
+        out[at] = f"@@ -{start_old},{len(olds)} +{start_new},{len(news)} @@"
+    return "".join(line + "\n" for line in out)
+
+
+def derive_blocks(text, version, chain, where):
+    """text with each diff block carried, and each step marker renamed."""
+    def block(match):
+        step = match.group(1)
+        if (version, step) not in chain.views:
+            raise UserError(f"{where}: <!-- step: {step} --> names no step of {version}")
+        view = chain.views[version, step]
+        body = carry_block(match.group(2), view, f"{where}, {step or 'the rung'}'s block")
+        marker = f"<!-- step: {view[4]} -->\n" if step else ""
+        return f"{marker}```diff\n{body}```"
+    return DIFF_BLOCK.sub(block, text)
+
+
+def step_rows(table, chain):
+    """The rows of reference/steps/TABLE.csv, each step renamed as regen renames it and its
+    changed lines counted in its patch as regen derives it."""
+    version = max((v for v in VERSIONS if table.startswith(v)), key=len)  # v6_block_8_layers
+    path = ROOT / "reference" / "steps" / f"{table}.csv"
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        name = chain.renames.get(f"{version}/{row['step']}", f"{version}/{row['step']}")
+        row["step"] = name.split("/", 1)[1]
+        patch = ROOT / version / "steps" / f"{row['step']}.diff"
+        if row["step"].startswith("00-"):
+            row["changed_lines"] = "0"
+        elif patch in chain.out:
+            row["changed_lines"] = str(changed_lines(chain.out[patch]))
+        else:
+            raise UserError(f"reference/steps/{table}.csv: {row['step']} is no step of {version}")
+    return path, rows
+
+
+def csv_text(rows):
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\r\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def lower_at(row, before):
+    """How many of the paired seeds give row a lower final val loss than the row before it, as
+    "k/10"; "=" where every seed gives the same; "-" where either row lacks a value per seed or
+    they ran different numbers of seeds. The rule the docs follow: a difference is shown when
+    its sign holds at every seed (10/10 or 0/10 with no tie: a sign test, p = 2 / 2^10, about
+    0.002); otherwise it is not shown, which is not the same as no difference."""
+    if before is None or not row.get("val_each") or not before.get("val_each"):
+        return "-"
+    ours = [float(v) for v in row["val_each"].split()]
+    theirs = [float(v) for v in before["val_each"].split()]
+    if len(ours) != len(theirs) or len(ours) < 2:
+        return "-"
+    if ours == theirs:
+        return "="
+    lower = sum(a < b for a, b in zip(ours, theirs))
+    return f"{lower}/{len(ours)}"
+
+
+def table_body(rows, columns):
+    """The Markdown rows of a step table: step, changed lines, parameters, val mean, min, max;
+    in a table with a seventh column the seeds, with an eighth how many seeds are lower than
+    the row above (lower_at)."""
+    body = []
+    before = None
+    for row in rows:
+        cells = [f"`{row['step']}`", row["changed_lines"], f"{int(row['params']):,}"]
+        cells += [f"{float(row[k]):.4f}" for k in ("val_mean", "val_min", "val_max")]
+        if columns > 6:
+            cells.append(row["seeds"])
+        if columns > 7:
+            cells.append(lower_at(row, before))
+        body.append("| " + " | ".join(cells) + " |\n")
+        before = row
+    return "".join(body)
+
+
+def renamed_text(text, renames, prefix=""):
+    """text with each step name renamed at once (07-gelu to 09-gelu while 06-x becomes 07-x);
+    prefix "VERSION/" for names written with their rung (the catalogue's keys)."""
+    if not renames:
+        return text
+    pattern = "|".join(re.escape(prefix + old) for old in renames)
+    found = re.compile(r"(?<![\w-])(" + pattern + r")(?![\w-])")
+    return found.sub(lambda m: prefix + renames[m.group(1)[len(prefix):]], text)
+
+
+def derive_catalogue(chain):
+    """{path: text} of tools/catalogue.py with renamed exercises, and of tools/renamed.csv with
+    every name a learner may still use; a UserError naming each mistake whose code is gone."""
+    out = {}
+    steps = {old: new for old, new in chain.renames.items()}
+    catalogue_path = ROOT / "tools" / "catalogue.py"
+    text = read(catalogue_path)
+    for version in VERSIONS[1:]:
+        mine = {o.split("/", 1)[1]: n.split("/", 1)[1] for o, n in steps.items()
+                if o.startswith(version + "/")}
+        text = renamed_text(text, mine, f"{version}/")
+    out[catalogue_path] = text
+    renamed_path = ROOT / "tools" / "renamed.csv"
+    rows = {}
+    if renamed_path.is_file():
+        for line in read(renamed_path).splitlines()[1:]:
+            old, new = line.split(",")
+            rows[old] = steps.get(new, new)
+    rows.update(steps)
+    if rows:
+        out[renamed_path] = "old,new\n" + "".join(f"{o},{n}\n" for o, n in sorted(rows.items()))
+    namespace = {}
+    exec(compile(text, str(catalogue_path), "exec"), namespace)
+    gone = []
+    for mistake in namespace["MISTAKES"]:
+        target = chain.targets.get(mistake["exercise"])
+        if target is None:
+            gone.append(f"{mistake['exercise']} (no such exercise): {mistake['hint'][0][:60]}")
+        elif namespace["apply_edits"](target, mistake["edits"]) is None:
+            gone.append(f"{mistake['exercise']}: {mistake['hint'][0][:60]}")
+    for name in namespace["TASKS"]:
+        if name not in chain.targets:
+            gone.append(f"{name}: a task for no exercise")
+    if gone:
+        raise UserError(f"tools/catalogue.py: {len(gone)} mistakes no longer find their code "
+                        f"(first: {gone[0]}...): rewrite their edits for the program as it is now")
+    return out
+
+
+def derive_docs(chain):
+    """{path: text} of every doc, and every step table's CSV, as regen derives them."""
+    out = derive_catalogue(chain)
+    tables = {}
+    for path in sorted((ROOT / "reference" / "steps").glob("*.csv")):
+        csv_path, rows = step_rows(path.stem, chain)
+        tables[path.stem] = rows
+        out[csv_path] = csv_text(rows)
+    for version in VERSIONS[1:]:
+        for name in DOC_NAMES:
+            path = ROOT / version / name
+            where = f"{version}/{name}"
+            text = derive_blocks(read(path), version, chain, where)
+            mine = {o.split("/", 1)[1]: n.split("/", 1)[1] for o, n in chain.renames.items()
+                    if o.startswith(version + "/")}
+            text = renamed_text(text, mine)
+
+            def table(match):
+                if match.group(2) not in tables:
+                    raise UserError(f"{where}: <!-- steps: {match.group(2)} --> names no "
+                                    "reference/steps/*.csv")
+                columns = match.group(3).splitlines()[0].count("|") - 1
+                return match.group(1) + match.group(3) + table_body(tables[match.group(2)],
+                                                                    columns)
+            out[path] = STEP_TABLE.sub(table, text)
+    return out
 
 
 if __name__ == "__main__":
