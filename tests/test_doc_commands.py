@@ -10,7 +10,8 @@ import pytest
 
 from conftest import ROOT, VERSIONS, call_main, import_path, load, repo_docs, tiny_args
 
-DOCS = [ROOT / doc for doc in sorted({*repo_docs("*.md"), *repo_docs("*/README*.md")})]
+DOCS = [ROOT / doc for doc in sorted({*repo_docs("*.md"), *repo_docs("*/README*.md"),
+                                      *repo_docs("reference/*.md")})]
 TINY = ["--max-iters", "2", "--eval-interval", "1", "--eval-iters", "1", "--batch-size", "2",
         "--sample-chars", "5"]  # last on the line: argparse keeps a flag's last value
 

@@ -45,8 +45,6 @@ from conftest import (CAUSAL_VERSIONS, ROOT, VERSIONS, load, load_tool, marked_l
                       reference_results, repo_docs)
 
 DOCS = [(v, name) for v in VERSIONS for name in ("README.md", "README.zh-CN.md")]
-steps_tool = load_tool("steps")
-PREVIOUS = dict(zip(VERSIONS[1:], VERSIONS))
 DATASETS = ("tinyplays", "tinyshakespeare")
 
 
@@ -56,52 +54,6 @@ def doc_text(version, name):
 
 def fenced(text, lang):
     return re.findall(r"^```%s\n(.*?)^```" % lang, text, re.S | re.M)
-
-
-def diff_blocks(text):
-    """[(step name or None, block)]: each ```diff block, and the step its `<!-- step: NAME -->`
-    line just above names, if any."""
-    return [(m.group(1), m.group(2)) for m in
-            re.finditer(r"(?:^<!-- step: ([\w-]+) -->\n)?^```diff\n(.*?)^```", text, re.S | re.M)]
-
-
-def sides(version, step):
-    """(older name, its lines, newer name, its lines) that a diff block of version's doc shows:
-    the whole rung against the one before, or one step of its series against the step before."""
-    if step is None:
-        return (PREVIOUS[version], (ROOT / PREVIOUS[version] / "train.py").read_text().splitlines(),
-                version, (ROOT / version / "train.py").read_text().splitlines())
-    chain = {name: (i, text) for i, (name, text, _) in enumerate(steps_tool.chain(version))}
-    assert step in chain, f"{version} has no step {step}"
-    i, text = chain[step]
-    before_name, before, _ = steps_tool.chain(version)[i - 1]
-    return before_name, before.splitlines(), step, text.splitlines()
-
-
-@pytest.mark.parametrize("version,name", DOCS)
-def test_diff_blocks_are_real_hunks(version, name):
-    blocks = diff_blocks(doc_text(version, name))
-    if version not in PREVIOUS:
-        assert not blocks, "v1 has no previous version to diff against"
-        return
-    assert blocks, f"{version}/{name} shows no diff against {PREVIOUS[version]}"
-    for step, block in blocks:
-        older, old, newer, new = sides(version, step)
-        lines = [l for l in block.splitlines() if not l.startswith(("@@", "---", "+++"))]
-        assert any(l.startswith("+") for l in lines), "a diff block should show what was added"
-        # whichever way a diff tool aligns them: the older file reads - and context lines in this
-        # order, the newer file + and context lines
-        for side, keep, source in ((older, "- ", old), (newer, "+ ", new)):
-            position = 0
-            for line in lines:
-                line = line or " "  # an empty context line may lose its leading space
-                if line[0] not in keep:
-                    continue
-                try:
-                    position = source.index(line[1:], position) + 1
-                except ValueError:
-                    raise AssertionError(f"{version}/{name}: {line!r} is not "
-                                         f"(there, in this order) in {side}/train.py")
 
 
 def param_tables(text):
@@ -382,35 +334,42 @@ def test_the_docs_quote_the_seed_ranges_they_state():
                 f"v6_block/{name}: v6's ten-seed range on {dataset}")
 
 
-def step_tables(text):
-    """{version: [row cells]} of each table under a `<!-- steps: VERSION -->` line."""
-    return {m.group(1): [[c.strip() for c in row.strip().strip("|").split("|")]
-                         for row in m.group(2).strip().splitlines()[2:]]
-            for m in re.finditer(r"<!-- steps: (\w+) -->\n+((?:\|.*\|\n?)+)", text)}
+STEP_HEADING = re.compile(r"^\*\*(\d+)(?: (?:and|和) \d+)?\. [^\n]*?[（(]`(\d\d)-[\w-]+`", re.M)
+STEP_NUMBERS = re.compile(r"(?:\b[Ss]teps? |步骤 ?)(\d+)(?:(?: to | 到 |、| and | 和 |–)(\d+))?")
+OTHER_RUNG = re.compile(r"\b(v\d)'s steps? (\d+)(?: to (\d+))?|(v\d) 的步骤 ?(\d+)(?: 到 (\d+))?")
+
+
+def step_count(version):
+    return len(list((ROOT / version / "steps").glob("*.diff")))
 
 
 @pytest.mark.parametrize("version,name", DOCS)
-def test_step_tables_quote_the_measured_steps(version, name):
-    """A rung whose steps were measured (reference/steps/VERSION.csv, which tools/steps.py --train
-    wrote) quotes them in a step table: each row the step, its changed lines (counted in its
-    patch), its parameters and its final val loss mean, min and max over the seeds, then, where
-    the rows hold different numbers of seeds, that number. A table may
-    quote another measurement of the rung's steps, e.g. `<!-- steps: v6_block_8_layers -->` for
-    reference/steps/v6_block_8_layers.csv."""
-    tables = step_tables(doc_text(version, name))
-    if (ROOT / "reference" / "steps" / f"{version}.csv").is_file():  # measured: then quoted
-        assert version in tables, f"{version}/{name} has no <!-- steps: {version} --> table"
-    for table_version, rows in tables.items():
-        with open(ROOT / "reference" / "steps" / f"{table_version}.csv", newline="") as f:
-            measured = list(csv.DictReader(f))
-        rung = max((v for v in VERSIONS if table_version.startswith(v)), key=len)  # v6_block_8_..
-        changed = {name: lines for name, _, lines in steps_tool.chain(rung)}
-        assert [re.sub(r"[`*]", "", r[0]) for r in rows] == [m["step"] for m in measured]
-        for row, m in zip(rows, measured):
-            assert int(row[1]) == changed[m["step"]] == int(m["changed_lines"]), m["step"]
-            assert row[2] == f"{int(m['params']):,}", m["step"]
-            assert row[3:6] == [f"{float(m[k]):.4f}" for k in ("val_mean", "val_min", "val_max")]
-            assert row[6:] in ([], [m["seeds"]]), m["step"]  # a seeds column, if any
+def test_step_headings_carry_their_step_s_number(version, name):
+    """A step's bold heading, **N. Title** (`NN-name`), says the number its patch has: after the
+    steps are renumbered, a heading left behind fails here."""
+    for number, step in STEP_HEADING.findall(doc_text(version, name)):
+        assert int(number) == int(step), f"{version}/{name}: **{number}.** heads step {step}"
+
+
+@pytest.mark.parametrize("doc", repo_docs("**/*.md"))
+def test_every_step_number_in_prose_exists(doc):
+    """"step 7", "steps 8 to 13", "步骤 5 到 9": in a rung's own docs each number is one of its
+    steps; elsewhere, "v7's steps 10 to 15" names v7's. A number left behind by a renumbering,
+    past the rung's last step, fails here."""
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    version = doc.split("/")[0]
+    if version in VERSIONS and (ROOT / version / "steps").is_dir():
+        last = step_count(version)
+        for numbers in STEP_NUMBERS.findall(re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)):
+            for number in filter(None, numbers):
+                assert int(number) <= last, f"{doc}: step {number}, but {version} has {last}"
+    by_name = {v.split("_")[0]: v for v in VERSIONS}
+    for match in OTHER_RUNG.findall(text):
+        rung = match[0] or match[3]
+        numbers = [n for n in match[1:3] + match[4:6] if n]
+        if by_name.get(rung) and (ROOT / by_name[rung] / "steps").is_dir():
+            for number in numbers:
+                assert int(number) <= step_count(by_name[rung]), f"{doc}: {rung}'s step {number}"
 
 
 def measured_figures(version):

@@ -347,7 +347,7 @@ def test_the_tolerance_sits_far_above_what_rounding_gives_and_the_reference_says
     logit, grad, loss = bench.tolerance()
     assert 0 < logit < exercise.ATOL / 10 and grad < exercise.ATOL / 10
     assert 0 < loss < exercise.LOSS_TOL / 10
-    said = " ".join((ROOT / "reference" / "README.md").read_text(encoding="utf-8").split())
+    said = " ".join((ROOT / "reference" / "OPERATIONS.md").read_text(encoding="utf-8").split())
     assert (f"allows {exercise.ATOL:.0e} (absolute) and {exercise.RTOL:.0e} (relative) in a "
             f"tensor, {exercise.LOSS_TOL:.0e} in a loss") in said
     assert f"over the check's {exercise.TRAIN_STEPS} training steps" in said

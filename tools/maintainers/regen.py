@@ -9,7 +9,7 @@
 
 The ladder is one chain of programs: v1, v4's steps, v4, v5, v6's steps, v6, ..., v8. Its
 sources are v1_bigram/train.py, each step patch (VERSION/steps/NN-name.diff), v5_ffn/train.py
-(v5 adds one idea, so the rung's file is its link) and tools/maintainers/plumbing.py (the part
+(v5 adds one idea, so the rung's file is its link) and tools/maintainers/plumbing.txt (the part
 below the fence, the same in every train.py). Everything else is derived from them: each rung's
 train.py, the "step N of M" on each step's first line, the patches' line numbers and context,
 and the doc blocks between <!-- regen: ... --> markers. See tools/maintainers/README.md for the
@@ -36,7 +36,7 @@ from steps import apply_patch, changed_lines, read  # noqa: E402
 
 FENCE = "# ========================== plumbing below: the same in every version; you may stop " \
         "reading here\n"
-PLUMBING = ROOT / "tools" / "maintainers" / "plumbing.py"
+PLUMBING = ROOT / "tools" / "maintainers" / "plumbing.txt"
 SUMS = ROOT / "tools" / "maintainers" / "regen.sums"
 STEP_LINE = re.compile(r'^"""(\w+), step (\d+) of (\d+): ')
 SINGLE = "v5_ffn"  # the rung whose link is its own file: it adds one idea, and has no steps
@@ -434,13 +434,13 @@ class Chain:
             self.out[ROOT / version / "train.py"] = self.new[version]
         self.out[PLUMBING] = self.plumbing
         sums = [f"{sha(self.new[v])}  {rung_name(v)}\n" for v in VERSIONS]
-        sums.append(f"{sha(self.plumbing)}  tools/maintainers/plumbing.py\n")
+        sums.append(f"{sha(self.plumbing)}  tools/maintainers/plumbing.txt\n")
         self.out[SUMS] = "".join(sums)
 
     def find_plumbing(self):
         """The plumbing's source: plumbing.py, or the one train.py whose plumbing was edited."""
         source = read(PLUMBING)
-        recorded = self.sums.get("tools/maintainers/plumbing.py", sha(source))
+        recorded = self.sums.get("tools/maintainers/plumbing.txt", sha(source))
         plumbing = source
         for v in VERSIONS:
             text = read(ROOT / v / "train.py")
@@ -451,7 +451,7 @@ class Chain:
                 continue
             if plumbing != source or sha(source) != recorded:
                 raise UserError(f"the plumbing was edited in two places ({v}/train.py and "
-                                "another): keep one edit, in tools/maintainers/plumbing.py, "
+                                "another): keep one edit, in tools/maintainers/plumbing.txt, "
                                 "and run regen")
             plumbing = theirs
         return plumbing
@@ -812,6 +812,16 @@ def derive_docs(chain):
         csv_path, rows = step_rows(path.stem, chain)
         tables[path.stem] = rows
         out[csv_path] = csv_text(rows)
+        if path.stem in VERSIONS:  # the rung's own table: every step measured (the checker
+            #                        quotes each step's row)
+            measured = {row["step"] for row in rows}
+            for name in chain.targets:
+                version, _, step = name.partition("/")
+                if version == path.stem and step and step not in measured:
+                    raise UserError(f"reference/steps/{path.stem}.csv has no row for {step}: "
+                                    f"measure it with python tools/steps.py {version} --train "
+                                    f"--first {int(step[:2])} --last {int(step[:2])} --seed 1337 "
+                                    "1 2 3 4 5 6 7 8 9, and add the row")
     for version in VERSIONS[1:]:
         for name in DOC_NAMES:
             path = ROOT / version / name
