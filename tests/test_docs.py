@@ -336,7 +336,8 @@ def test_the_docs_quote_the_seed_ranges_they_state():
 
 STEP_HEADING = re.compile(r"^\*\*(\d+)(?: (?:and|和) \d+)?\. [^\n]*?[（(]`(\d\d)-[\w-]+`", re.M)
 STEP_NUMBERS = re.compile(r"(?:\b[Ss]teps? |步骤 ?)(\d+)(?:(?: to | 到 |、| and | 和 |–)(\d+))?")
-OTHER_RUNG = re.compile(r"\b(v\d)'s steps? (\d+)(?: to (\d+))?|(v\d) 的步骤 ?(\d+)(?: 到 (\d+))?")
+OTHER_RUNG = re.compile(r"\b(v\d)'s steps? (\d+)(?: to (\d+))?"
+                        r"|(v\d) 的(?:步骤 ?|第 )(\d+)(?: 到 (\d+))?")
 
 
 def step_count(version):

@@ -107,13 +107,10 @@ def test_help_lists_every_flag(version, capsys):
         assert f"--{name.replace('_', '-')} " in text, name
 
 
-def test_the_plumbing_is_byte_identical_in_every_version():
-    first = split(VERSIONS[0])[1]
-    assert len(first) <= PLUMBING_BUDGET, f"the plumbing is {len(first)} lines"
-    for version in VERSIONS[1:]:
-        plumbing = split(version)[1]
-        diff = "\n".join(difflib.unified_diff(first, plumbing, VERSIONS[0], version, lineterm=""))
-        assert plumbing == first, f"the plumbing of {version} differs from {VERSIONS[0]}'s:\n{diff}"
+def test_the_plumbing_keeps_its_budget():
+    """regen copies the plumbing into every train.py (tests/test_regen.py); its size, here."""
+    plumbing = split(VERSIONS[0])[1]
+    assert len(plumbing) <= PLUMBING_BUDGET, f"the plumbing is {len(plumbing)} lines"
 
 
 @pytest.mark.parametrize("version", VERSIONS)

@@ -26,12 +26,6 @@ def test_the_rungs_that_bundle_ideas_have_steps():
 
 
 @pytest.mark.parametrize("version", STEPPED)
-def test_each_chain_reproduces_its_rung_byte_for_byte(version):
-    final = steps.chain(version)[-1][1]
-    assert final == (ROOT / version / "train.py").read_text(encoding="utf-8")
-
-
-@pytest.mark.parametrize("version", STEPPED)
 def test_each_step_is_one_idea_within_its_budget(version):
     names = [name for name, _ in steps.step_patches(version)]
     assert names == sorted(names) and all(name[:2].isdigit() and name[2] == "-" for name in names)

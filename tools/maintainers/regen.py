@@ -30,8 +30,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tools/, for common
-from common import (ROOT, VERSIONS, ArgumentParser, UserError, command,  # noqa: E402
-                    write_text)
+from common import (OBJECTIVES, ROOT, VERSIONS, ArgumentParser, UserError,  # noqa: E402
+                    command, write_text)
 from steps import apply_patch, changed_lines, read  # noqa: E402
 
 FENCE = "# ========================== plumbing below: the same in every version; you may stop " \
@@ -719,13 +719,23 @@ def csv_text(rows):
     return buffer.getvalue()
 
 
+def objective(table, step):
+    """What a step table's row measures: step 0 is the rung before, trained for its objective."""
+    version = max((v for v in VERSIONS if table.startswith(v)), key=len)
+    if step.startswith("00-"):
+        version = VERSIONS[VERSIONS.index(version) - 1]
+    return OBJECTIVES[version]
+
+
 def lower_at(row, before):
     """How many of the paired seeds give row a lower final val loss than the row before it, as
-    "k/10"; "=" where every seed gives the same; "-" where either row lacks a value per seed or
-    they ran different numbers of seeds. The rule the docs follow: a difference is shown when
+    "k/10"; "=" where every seed gives the same; "-" where either row lacks a value per seed,
+    they ran different numbers of seeds, or their losses measure different objectives. The rule the docs follow: a difference is shown when
     its sign holds at every seed (10/10 or 0/10 with no tie: a sign test, p = 2 / 2^10, about
     0.002); otherwise it is not shown, which is not the same as no difference."""
     if before is None or not row.get("val_each") or not before.get("val_each"):
+        return "-"
+    if row["objective"] != before["objective"]:
         return "-"
     ours = [float(v) for v in row["val_each"].split()]
     theirs = [float(v) for v in before["val_each"].split()]
@@ -737,13 +747,14 @@ def lower_at(row, before):
     return f"{lower}/{len(ours)}"
 
 
-def table_body(rows, columns):
+def table_body(table, rows, columns):
     """The Markdown rows of a step table: step, changed lines, parameters, val mean, min, max;
     in a table with a seventh column the seeds, with an eighth how many seeds are lower than
     the row above (lower_at)."""
     body = []
     before = None
     for row in rows:
+        row = {**row, "objective": objective(table, row["step"])}
         cells = [f"`{row['step']}`", row["changed_lines"], f"{int(row['params']):,}"]
         cells += [f"{float(row[k]):.4f}" for k in ("val_mean", "val_min", "val_max")]
         if columns > 6:
@@ -836,8 +847,8 @@ def derive_docs(chain):
                     raise UserError(f"{where}: <!-- steps: {match.group(2)} --> names no "
                                     "reference/steps/*.csv")
                 columns = match.group(3).splitlines()[0].count("|") - 1
-                return match.group(1) + match.group(3) + table_body(tables[match.group(2)],
-                                                                    columns)
+                return match.group(1) + match.group(3) + table_body(
+                    match.group(2), tables[match.group(2)], columns)
             out[path] = STEP_TABLE.sub(table, text)
     return out
 
