@@ -100,6 +100,7 @@ def test_an_exercise_is_the_program_before_with_a_docstring_and_is_never_overwri
     (["v5_ffn", "--check"], "run python tools/exercise.py v5_ffn first"),
     (["v5_ffn", "--check", "--file", "missing.py"], "is not a file"),
     (["v5_ffn", "--lang", "fr"], "--lang"),
+    (["v7_bert_layer/07-gelu"], "is now v7_bert_layer/09-gelu"),  # renumbered by a split
 ])
 def test_bad_input_is_one_line_and_exit_status_2(argv, fragment, workspace, capsys):
     assert exercise.main(argv) == 2
@@ -413,3 +414,25 @@ def test_a_file_that_changes_torch_s_defaults_fails_and_leaves_them_as_they_were
     passed, said = run_check("v5_ffn", f"import torch\n{line}\n" + TARGETS["v5_ffn"], tmp_path)
     assert not passed and "changes torch's defaults" in said, said
     assert torch.is_grad_enabled() and torch.get_default_dtype() == torch.float32
+
+
+def test_a_broken_patch_spoils_only_its_own_rung(workspace, tmp_path, monkeypatch, capsys):
+    """The list and every other rung's exercises work with one step patch broken: each exercise
+    applies its own rung's patches, up to its step, and no others."""
+    root = tmp_path / "repo"
+    for version in exercise.VERSIONS:
+        (root / version).mkdir(parents=True)
+        (root / version / "train.py").write_bytes((ROOT / version / "train.py").read_bytes())
+        if (ROOT / version / "steps").is_dir():
+            (root / version / "steps").mkdir()
+            for patch in (ROOT / version / "steps").glob("*.diff"):
+                (root / version / "steps" / patch.name).write_bytes(patch.read_bytes())
+    broken = root / "v6_block" / "steps" / "02-residual.diff"
+    broken.write_text(broken.read_text(encoding="utf-8").replace(" ", "  ", 40), encoding="utf-8")
+    monkeypatch.setattr(exercise, "ROOT", root)
+    assert exercise.main([]) == 0
+    assert "v6_block/02-residual" in capsys.readouterr().out
+    assert exercise.main(["v6_block/01-blocks"]) == 0
+    assert exercise.main(["v7_bert_layer/05-qkv-bias"]) == 0
+    assert exercise.main(["v6_block/03-projections"]) == 2
+    assert "02-residual.diff" in capsys.readouterr().err
