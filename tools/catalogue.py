@@ -882,7 +882,7 @@ MISTAKES = [
               "window. This step widens it to 32, so that each window has 5 chosen positions.",
               "窗口还是 v7 的 8 个字符：8 的 15% 四舍五入后，每个窗口只有一个目标。这一步把窗口"
               "放宽到 32，每个窗口就有 5 个选中的位置。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/01-mlm-target",
      "edits": [('chars = "_" + "".join(sorted(set(text)))', 'chars = "".join(sorted(set(text)))')],
      "hint": ("The vocabulary has no mask token: id 0 is then the text's first character (the "
@@ -890,7 +890,7 @@ MISTAKES = [
               "first, at id 0, before the text's own characters.",
               "词表里没有掩蔽词元：id 0 就成了文本里的第一个字符（换行符），藏起来的字符看上去"
               "就是一个真的换行。掩蔽词元 _ 要排在最前面，占 id 0，后面才是文本自己的字符。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/01-mlm-target",
      "edits": [("k = max(1, round(args.mask_prob * shape[1]))",
                 "k = max(1, int(args.mask_prob * shape[1]))")],
@@ -898,7 +898,7 @@ MISTAKES = [
               "data script rounds to 5; rounding down chooses 4.",
               "选中位置的个数被向下取整了：32 的 15% 是 4.8，BERT 的数据脚本四舍五入成 5；"
               "向下取整只选 4 个。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/01-mlm-target",
      "edits": [("y = torch.where(chosen, x, -100)", "y = x")],
      "hint": ("Every position is a target: the loss also scores the characters the model can "
@@ -906,21 +906,21 @@ MISTAKES = [
               "the others hold -100, which cross-entropy skips.",
               "每个位置都成了目标：损失也去考那些模型看得见的字符，照抄输入就能答对。只有选中的"
               "位置才有目标；其余位置填 -100，交叉熵会跳过它们。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/01-mlm-target",
      "edits": [("y = torch.where(chosen, x, -100)", "y = torch.where(chosen, -100, x)")],
      "hint": ("The targets are the wrong way round: the loss scores the characters left in "
               "view and skips the hidden ones, the very ones the model has to guess.",
               "目标正好反了：损失考的是留在输入里的字符，跳过的却是藏起来的字符，而那正是模型"
               "要猜的。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/01-mlm-target",
      "edits": [("    x = torch.where(chosen, 0, x)  # (B, T): every chosen character hidden by "
                 "the mask token\n", "")],
      "hint": ("The chosen characters are never hidden: the input still shows each character the "
               "loss asks for. At the chosen positions the input is the mask token.",
               "选中的字符没有藏起来：损失要考的字符仍然摆在输入里。选中位置的输入应是掩蔽词元。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/02-fill-in",
      "edits": [("filled = torch.where(ids == 0, top_i[..., 0] + 1, ids)",
                 "filled = torch.where(ids == 0, top_i[..., 0], ids)"),
@@ -929,7 +929,7 @@ MISTAKES = [
               "column 0, so index i among them is the character with id i + 1.",
               "每个猜测都错开了一个字符：概率里去掉了掩蔽词元（第 0 列），所以其中的第 i 个是 "
               "id 为 i + 1 的字符。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/02-fill-in",
      "edits": [("probs = F.softmax(logits[..., 1:], dim=-1)", "probs = F.softmax(logits, dim=-1)"),
                ("filled = torch.where(ids == 0, top_i[..., 0] + 1, ids)",
@@ -940,21 +940,21 @@ MISTAKES = [
               "softmax: the model never sees it in real text.",
               "掩蔽词元也在候选之列：空可能被填成另一个空，它的概率还分走了真实字符的一部分。"
               "做 softmax 时把它去掉：真实文本里从不出现掩蔽词元。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/02-fill-in",
      "edits": [("filled = torch.where(ids == 0, top_i[..., 0] + 1, ids)",
                 "filled = top_i[..., 0] + 1")],
      "hint": ("Every position is overwritten by the model's guess: only the blanks (the mask "
               "token) are to be filled; the characters given stay as they are.",
               "每个位置都被换成了模型的猜测：只有空（掩蔽词元）才要填，给出的字符保持原样。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/02-fill-in",
      "edits": [("right = (filled == text)[chosen.to(args.device)].sum().item()",
                 "right = (filled == text).sum().item()")],
      "hint": ("The count of right answers takes in every position: the characters never hidden "
               "are always right. Count the chosen positions only.",
               "数填对的个数时算上了所有位置：没被藏起来的字符总是对的。只数选中的位置。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/03-80-10-10",
      "edits": [("x = torch.where(chosen & (roll < 0.8), 0, x)",
                 "x = torch.where(chosen & (roll < 0.1), 0, x)"),
@@ -964,7 +964,7 @@ MISTAKES = [
               "character. BERT hides 80%, replaces 10% and leaves 10%.",
               "比例弄反了：选中的位置只有 10% 换成掩蔽词元，80% 换成随机字符。BERT 是 80% 藏起来、"
               "10% 换掉、10% 不动。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/03-80-10-10",
      "edits": [("x = torch.where(chosen & (roll >= 0.9), noise, x)",
                 "x = torch.where(roll >= 0.9, noise, x)")],
@@ -973,7 +973,7 @@ MISTAKES = [
               "only.",
               "所有位置都有十分之一换成了随机字符，不管选没选中：没选中的位置不计损失，弄坏它们"
               "只会破坏上下文。只替换选中的位置。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/03-80-10-10",
      "edits": [("noise = data[torch.randint(len(data), x.shape, generator=generator)]",
                 "noise = torch.randint(len(data), x.shape, generator=generator)")],
@@ -982,7 +982,7 @@ MISTAKES = [
               "there, so characters come by their frequency.",
               "随机替换用的是文本里的位置，而不是字符：大多远远超出词表。先抽一个位置，再取那里"
               "的字符，这样字符就按它们的频率出现。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/03-80-10-10",
      "edits": [("    roll = torch.rand(x.shape, generator=generator)  # (B, T)\n"
                 "    noise = data[torch.randint(len(data), x.shape, generator=generator)]  "
@@ -995,7 +995,7 @@ MISTAKES = [
               "characters. Your shares may well be right.",
               "随机数的抽取顺序和这一步不同：检查时用同一个随机数生成器重放 get_batch，所以要先"
               "为每个位置抽 roll，再抽随机字符。你的比例很可能是对的。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/04-both-ways",
      "edits": [("mask = None  # without one, every position sees every position",
                 "mask = torch.full((T, T), torch.finfo(x.dtype).min).triu(1)  # causal")],
@@ -1013,7 +1013,7 @@ MISTAKES = [
               "a cache would go stale: build them as an encoder.",
               "各层仍按解码器构建：它们把键和值当作缓存传出去。双向注意力下，后面的字符会改变"
               "前面位置的键和值，缓存会过时：应按编码器构建。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/05-fill-in-prompt",
      "edits": [("for t in (ids[0] == 0).nonzero()[:, 0].tolist():",
                 "for t in range(ids.shape[1]):")],
@@ -1035,7 +1035,7 @@ MISTAKES = [
               "BertLayer 仍然接受 encoder_hidden_states，却不再用它：调用者传进编码器的输出，"
               "得到的只是自注意力的结果，而且毫无提示。交叉注意力删掉之后，哪一层都不该再接受"
               "这个参数。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/07-no-cache",
      "edits": [("    def forward(self, hidden_states, attention_mask=None, head_mask=None,\n"
                 "                output_attentions=False):\n"
@@ -1048,7 +1048,7 @@ MISTAKES = [
               "keeps no cache, so no layer should accept one.",
               "BertLayer 仍然接受 past_key_value，却不再用它：调用者传进缓存，注意力却只看新的"
               "位置，而且毫无提示。编码器没有缓存，哪一层都不该再接受它。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/08-bert-init",
      "edits": [("if isinstance(module, (nn.Linear, nn.Embedding)):",
                 "if isinstance(module, nn.Linear):")],
@@ -1056,13 +1056,13 @@ MISTAKES = [
               "the embeddings' weights from N(0, 0.02) too, as it does every Linear's.",
               "嵌入还是 PyTorch 的 N(0, 1) 初始值，是 BERT 的 0.02 的五十倍：BERT 的嵌入权重和"
               "每个线性层的权重一样，都取自均值 0、标准差 0.02 的正态分布。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/08-bert-init",
      "edits": [("        if isinstance(module, nn.Linear) and module.bias is not None:\n"
                 "            module.bias.data.zero_()\n", "")],
      "hint": ("The biases keep PyTorch's uniform start: BERT starts every Linear's bias at 0.",
               "偏置还是 PyTorch 的均匀分布初始值：BERT 把每个线性层的偏置都初始化为 0。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/08-bert-init",
      "edits": [("if isinstance(module, (nn.Linear, nn.Embedding)):",
                 "if isinstance(module, (nn.Linear, nn.Embedding, nn.LayerNorm)):")],
@@ -1070,7 +1070,7 @@ MISTAKES = [
               "all but silences each output. BERT leaves LayerNorm at its scale 1 and shift 0.",
               "层规范化也取自均值 0、标准差 0.02 的正态分布：它的拉伸参数一开始就接近 0，"
               "几乎把每个输出都压没了。BERT 让层规范化保持拉伸参数 1、偏移参数 0。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/08-bert-init",
      "edits": [("        self.lm_head = nn.Linear(n_embd, vocab_size)\n"
                 "        self.apply(self._init_weights)\n",
@@ -1080,7 +1080,7 @@ MISTAKES = [
               "once every module is built.",
               "初始化在输出层建好之前就做了：lm_head 仍是 PyTorch 的初始值。要等所有模块都建好"
               "之后再做。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/09-mlm-transform",
      "edits": [("        self.decoder.bias = self.bias  # one tensor, two names, as in HF: "
                 "both keys are saved\n", "")],
@@ -1088,7 +1088,7 @@ MISTAKES = [
               "of its own, and the bias never learns. The decoder's bias is the head's bias.",
               "偏置建了，decoder 却从没加上它：每个字符的分数都没有自己的偏置，这个偏置也学不到"
               "东西。decoder 的偏置就是掩蔽语言模型头的 bias。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/09-mlm-transform",
      "edits": [("return self.decoder(self.transform(hidden_states))",
                 "return self.decoder(hidden_states)")],
@@ -1096,7 +1096,7 @@ MISTAKES = [
               "dense, the activation and LayerNorm before the decoder scores it.",
               "transform 建了却没用：最后一层的输出要先经过 dense、激活函数和层规范化，再由 "
               "decoder 打分。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/09-mlm-transform",
      "edits": [("hidden_states = self.transform_act_fn(self.dense(hidden_states))",
                 "hidden_states = self.dense(hidden_states)")],
@@ -1104,13 +1104,13 @@ MISTAKES = [
               "that is not linear. HF's transform applies the activation (GELU) after dense.",
               "transform 缺了激活函数：dense 之后直接层规范化，中间没有任何非线性。HF 的 "
               "transform 在 dense 之后接激活函数（GELU）。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/09-mlm-transform",
      "edits": [("return self.LayerNorm(hidden_states)  # (B, T, C)", "return hidden_states")],
      "hint": ("The transform's LayerNorm is made but never applied: the activation's output is "
               "normalised before the decoder scores it.",
               "transform 的层规范化建了却没用：激活函数的输出要先做层规范化，再由 decoder 打分。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/10-tied-decoder",
      "edits": [("        self.cls.predictions.decoder.weight = "
                 "self.embeddings.word_embeddings.weight\n", "")],
@@ -1118,7 +1118,7 @@ MISTAKES = [
               "itself (tied), one (V, C) tensor that both reads characters in and scores them.",
               "decoder 有了自己的权重：它应该就是词元嵌入矩阵本身（权重绑定），同一个 (V, C) "
               "张量既把字符读进来，又给字符打分。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/11-token-types",
      "edits": [("x = self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)",
                 "x = self.word_embeddings(input_ids)")],
@@ -1127,7 +1127,7 @@ MISTAKES = [
               "embeddings come out wrong.",
               "片段嵌入建了却没加：每个位置都要把它所属片段的那一行（这里是片段 0）加到词元嵌入上，"
               "否则装进真正的检查点后，嵌入就算错了。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/11-token-types",
      "edits": [("        if token_type_ids is None:\n"
                 "            token_type_ids = torch.zeros_like(input_ids)",
@@ -1136,7 +1136,7 @@ MISTAKES = [
               "the caller says sentence B. All 0 is only the default.",
               "传进来的 token_type_ids 被忽略了：即使调用者标明是句子 B，每个位置也都成了片段 0。"
               "全为 0 只是默认值。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/11-token-types",
      "edits": [("hide = 1.0 - attention_mask[:, None, None, :].to(x.dtype)",
                 "hide = attention_mask[:, None, None, :].to(x.dtype)")],
@@ -1144,7 +1144,7 @@ MISTAKES = [
               "for padding, so it is the padding's keys that are hidden, not the tokens'.",
               "填充掩码反了：attention_mask 在词元处为 1、填充处为 0，要藏起来的是填充位置的 "
               "key，而不是词元的。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/11-token-types",
      "edits": [("hide = 1.0 - attention_mask[:, None, None, :].to(x.dtype)",
                 "hide = 1.0 - attention_mask[:, None, :, None].to(x.dtype)")],
@@ -1153,7 +1153,7 @@ MISTAKES = [
               "dimension of the scores, from every query.",
               "填充掩码加在了 query 那一维：填充位置什么都看不到，每个词元却仍在读填充位置。"
               "它应该让每个 query 都看不到填充位置的 key，也就是分数的最后一维。"),
-     "doc": ("v8_bert_mlm", "What changed, step by step", "逐步看改了什么")},
+     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
 ]
 
 
