@@ -2,26 +2,12 @@
 
 Conventions the docs follow (and this file checks), in README.md and README.zh-CN.md of every
 version folder:
-- ```diff blocks are hunks of `diff -u <previous>/train.py <this>/train.py`: their - and context
-  lines, in order, are lines of the older file, their + and context lines, in order, lines of the
-  newer (several hunks may share a block; nothing is made up or reordered). A block right under
-  a `<!-- step: NN-name -->` line is a hunk of that step instead: the rung's steps/NN-name.diff,
-  between the step before and this one (tools/steps.py).
-- A parameter table is preceded by `<!-- params: EXPR -->`, EXPR built in the version's train.py
-  namespace (e.g. `LanguageModel(vocab_size=72)`). Each row whose first cell holds a
-  `backticked.module.path` or the word `total` ends with that module's parameter count (commas
-  allowed); every such count must equal the code's.
+- Diff blocks, parameter tables, the seed table, `<!-- spread -->` lines and step tables are
+  derived by tools/maintainers/regen.py (tests/test_regen.py runs its --check).
 - The worked examples (v5's FFN, v4's one head) are ```python blocks starting with
   `# worked example`: assignments of nested lists, the inputs and every result, recomputed here.
 - Every link between the repo's Markdown files and every image resolves; every doc quotes its
   version's reference val losses (4 decimals).
-- Only reference/README.md has a seed table, preceded by `<!-- seeds -->`: one row per version, in
-  the ladder's order, whose first cell is the `backticked` version and whose next two give its
-  final val loss over the seed sweep (reference/<dataset>/seeds.csv) as `min / mean ± sd / max`
-  (sd: the sample standard deviation), on tinyplays then on tiny shakespeare.
-- Every version doc has a `<!-- spread -->` comment introducing one line (the rest of the
-  comment's line, or the next line that is not blank) whose 4-decimal numbers are, in order, its
-  version's min, mean and max of that sweep on tinyplays, then on tiny shakespeare.
 - Where a doc walks its rung's steps, every 4-decimal figure in that walk is in the rung's
   measurements: reference/steps/VERSION*.csv or its reference runs.
 - v1's and v4's docs quote the step-0 val loss of their tinyplays reference run (4 decimals): what
@@ -36,13 +22,11 @@ import collections
 import csv
 import math
 import re
-import statistics
 
 import pytest
 import torch
 
-from conftest import (CAUSAL_VERSIONS, ROOT, VERSIONS, load, load_tool, marked_line, n_params,
-                      reference_results, repo_docs)
+from conftest import CAUSAL_VERSIONS, ROOT, VERSIONS, load, reference_results, repo_docs
 
 DOCS = [(v, name) for v in VERSIONS for name in ("README.md", "README.zh-CN.md")]
 DATASETS = ("tinyplays", "tinyshakespeare")
@@ -54,38 +38,6 @@ def doc_text(version, name):
 
 def fenced(text, lang):
     return re.findall(r"^```%s\n(.*?)^```" % lang, text, re.S | re.M)
-
-
-def param_tables(text):
-    """[(expression, [(path or None for the total, count)])] for every marked table."""
-    tables = []
-    for m in re.finditer(r"<!-- params: (.+?) -->\n+((?:\|.*\|\n?)+)", text):
-        rows = []
-        for row in m.group(2).strip().splitlines():
-            cells = [c.strip() for c in row.strip("|").split("|")]
-            path = re.search(r"`([\w.]+)`", cells[0])
-            count = re.fullmatch(r"\**([\d,]+)\**", cells[-1])
-            if count and (path or "total" in cells[0].lower()
-                          or "合计" in cells[0] or "总计" in cells[0]):
-                rows.append((path.group(1) if path else None,
-                             int(count.group(1).replace(",", ""))))
-        tables.append((m.group(1), rows))
-    return tables
-
-
-@pytest.mark.parametrize("version,name", DOCS)
-def test_parameter_counts_are_the_models(version, name):
-    tables = param_tables(doc_text(version, name))
-    assert tables, f"{version}/{name} has no <!-- params: ... --> table"
-    module = load(version)
-    for expression, rows in tables:
-        torch.manual_seed(0)
-        model = eval(expression, vars(module))
-        assert rows, f"the table after <!-- params: {expression} --> has no checkable rows"
-        for path, count in rows:
-            actual = n_params(model.get_submodule(path) if path else model)
-            assert count == actual, (f"{version}/{name}: {path or 'total'} of {expression} "
-                                     f"is {actual:,}, doc says {count:,}")
 
 
 @pytest.mark.parametrize("name", ["README.md", "README.zh-CN.md"])
@@ -208,54 +160,8 @@ def test_the_seed_sweep_is_whole_and_contains_the_reference_runs():
                                    "from the reference run")
 
 
-SEED_DOCS = ["reference/README.md"]
-
-
 def sweep_losses(dataset, version):
     return [float(v) for v in sweep(dataset)[version].values()]
-
-
-def spread(dataset, version):
-    """min, mean, max of version's final val loss over the seed sweep, as the docs write them."""
-    vals = sweep_losses(dataset, version)
-    return [f"{x:.4f}" for x in (min(vals), statistics.mean(vals), max(vals))]
-
-
-@pytest.mark.parametrize("doc", SEED_DOCS)
-def test_seed_tables_quote_the_sweep(doc):
-    """Each row gives its version's final val loss over the sweep as `min / mean ± sd / max`, sd
-    the sample standard deviation over the seeds, on tinyplays then on tiny shakespeare."""
-    text = (ROOT / doc).read_text(encoding="utf-8")
-    tables = re.findall(r"<!-- seeds -->\n+((?:\|.*\|\n?)+)", text)
-    assert tables, f"{doc} has no table after <!-- seeds -->"
-    quoted = []
-    for table in tables:
-        for row in table.strip().splitlines()[2:]:  # past the header and the |---| line
-            cells = [c.strip() for c in row.strip().strip("|").split("|")]
-            version = re.fullmatch(r"`(v\d_\w+)`", cells[0])
-            if not version:
-                continue
-            version = version.group(1)
-            quoted.append(version)
-            assert len(cells) >= 3, f"{doc}: {version}'s row has no cell per dataset"
-            for dataset, cell in zip(("tinyplays", "tinyshakespeare"), cells[1:3]):
-                low, mean, high = spread(dataset, version)
-                sd = statistics.stdev(sweep_losses(dataset, version))
-                expected = f"{low} / {mean} ± {sd:.4f} / {high}"
-                assert cell.replace("*", "") == expected, (
-                    f"{doc}: {version} on {dataset} reads {cell!r}, the sweep gives {expected!r}")
-    assert quoted == VERSIONS, f"{doc}: the seed table's rows are {quoted}, not the ladder's"
-
-
-@pytest.mark.parametrize("version,name", DOCS)
-def test_docs_quote_their_seed_spread(version, name):
-    lines = marked_line(doc_text(version, name), "spread")
-    assert lines, f"{version}/{name} has no <!-- spread --> line"
-    expected = spread("tinyplays", version) + spread("tinyshakespeare", version)
-    for line in lines:
-        quoted = re.findall(r"(?<![\d.])\d\.\d{4}(?!\d)", line)
-        assert quoted == expected, (f"{version}/{name}: the spread line quotes {quoted}; the "
-                                    f"sweep's min / mean / max are {expected[:3]}, {expected[3:]}")
 
 
 def first_row(dataset, version):

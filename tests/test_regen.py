@@ -186,3 +186,41 @@ def test_a_mistake_whose_code_is_gone_is_named(tmp_path):
     done = run_regen(repo)
     assert done.returncode == 2
     assert "tools/catalogue.py:" in done.stderr and "v5_ffn" in done.stderr
+
+
+def test_a_figure_edited_by_hand_is_stale_and_regen_puts_it_back(tmp_path):
+    """A parameter count, a seed table cell and a spread figure are derived (from the model and
+    reference/<dataset>/seeds.csv): --check names the doc, and regen writes the figure again."""
+    repo = copy_of_the_repository(tmp_path)
+    docs = [repo / "v6_block" / "README.md", repo / "reference" / "README.md",
+            repo / "v5_ffn" / "README.zh-CN.md"]
+    originals = [doc.read_text(encoding="utf-8") for doc in docs]
+    edit(docs[0], "| 37,824 |", "| 37,825 |")
+    edit(docs[1], "2.0475 / 2.0739 ± 0.0199 / 2.1123", "2.0475 / 2.0739 ± 0.0200 / 2.1123")
+    edit(docs[2], "tinyplays 2.0180 / 2.0386 / 2.0660", "tinyplays 2.0180 / 2.0387 / 2.0660")
+    check = run_regen(repo, "--check")
+    assert check.returncode == 1
+    for name in ("v6_block/README.md", "reference/README.md", "v5_ffn/README.zh-CN.md"):
+        assert f"stale: {name}" in check.stdout
+    assert run_regen(repo).returncode == 0
+    assert [doc.read_text(encoding="utf-8") for doc in docs] == originals
+
+
+def test_a_figure_whose_data_changed_is_stale_until_drawn_again(tmp_path):
+    """The ladder's plot is judged by the data it is drawn from, not by its bytes: a changed
+    curve makes it stale, and regen draws it again from the data."""
+    repo = copy_of_the_repository(tmp_path)
+    curve = repo / "reference" / "tinyplays" / "v5_ffn.csv"
+    rows = curve.read_text(encoding="utf-8").splitlines(keepends=True)
+    rows[-1] = rows[-1].replace(",2.", ",2.1", 1)  # the last evaluation's train loss, moved
+    curve.write_text("".join(rows), encoding="utf-8")
+    check = run_regen(repo, "--check")
+    assert check.returncode == 1
+    assert "stale: reference/ladder_tinyplays.png" in check.stdout
+    assert "ladder_tinyshakespeare" not in check.stdout
+    figure = repo / "reference" / "ladder_tinyplays.png"
+    before = figure.stat().st_mtime_ns
+    done = run_regen(repo)
+    assert done.returncode == 0 and "drew: reference/ladder_tinyplays.png" in done.stdout
+    assert figure.stat().st_mtime_ns != before and figure.read_bytes()[:4] == b"\x89PNG"
+    assert run_regen(repo, "--check").returncode == 0

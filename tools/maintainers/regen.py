@@ -26,7 +26,9 @@ import difflib
 import hashlib
 import io
 import re
+import statistics
 import sys
+import types
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tools/, for common
@@ -436,6 +438,8 @@ class Chain:
         self.out[PLUMBING] = self.plumbing
         sums = [f"{sha(self.new[v])}  {rung_name(v)}\n" for v in VERSIONS]
         sums.append(f"{sha(self.plumbing)}  tools/maintainers/plumbing.txt\n")
+        for figure in FIGURES:
+            sums.append(f"{data_sum(figure)}  {figure}\n")
         self.out[SUMS] = "".join(sums)
 
     def find_plumbing(self):
@@ -545,6 +549,46 @@ def with_plumbing(text, plumbing, version):
     return lesson + plumbing
 
 
+# ------------------------------------------------------------------ figures
+# A figure drawn from reference/: its sum in regen.sums is its data's, not the image's bytes
+FIGURES = {f"reference/ladder_{dataset}.png": (f"reference/{dataset}", "v[1-7]_*.csv")
+           for dataset in ("tinyplays", "tinyshakespeare")}
+
+
+def figure_data(figure):
+    folder, pattern = FIGURES[figure]
+    return sorted((ROOT / folder).glob(pattern))
+
+
+def data_sum(figure):
+    """The sha256 of the files a figure is drawn from, each named."""
+    digest = hashlib.sha256()
+    for path in figure_data(figure):
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def stale_figures():
+    """The figures whose data changed since regen last drew them (or recorded them)."""
+    recorded = read_sums()
+    return [figure for figure in FIGURES if recorded.get(figure, data_sum(figure)) !=
+            data_sum(figure)]
+
+
+def draw(figure):
+    """The ladder's curves, drawn again from their data (tools/plot_losses.py)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import plot_losses
+
+    runs = [str(path) for path in figure_data(figure)]
+    labels = [path.stem for path in figure_data(figure)]
+    argv = [*runs, "-o", str(ROOT / figure)]
+    for label in labels:
+        argv += ["--label", label]
+    if plot_losses.main(argv) != 0:
+        raise UserError(f"{figure}: tools/plot_losses.py could not draw it")
+
+
 # ------------------------------------------------------------------ the command
 @command
 def main(argv=None):
@@ -569,13 +613,17 @@ def main(argv=None):
     renames = chain.renames
     deleted = chain.deleted
     stale = [path for path, text in out.items() if not path.is_file() or exact(path) != text]
+    figures = stale_figures()
     gone = [path for path in deleted if path.exists()]
     names = [path.relative_to(ROOT).as_posix() for path in stale + gone]
     if args.check:
         for line in chain.unmeasured:
             print(f"unmeasured: {line}")
-        if chain.unmeasured and not stale:
-            print(f"regen --check: {len(chain.unmeasured)} steps not measured")
+        for figure in figures:
+            print(f"stale: {figure} (the data it is drawn from changed)")
+        if (chain.unmeasured or figures) and not stale:
+            print(f"regen --check: {len(chain.unmeasured)} steps not measured, {len(figures)} "
+                  "figures to draw again")
             return 1
         if not stale:
             print(f"regen --check: {len(out)} derived files, none stale")
@@ -584,6 +632,9 @@ def main(argv=None):
             print(f"stale: {name}")
         print(f"regen --check: {len(names)} stale; run python tools/maintainers/regen.py")
         return 1
+    for figure in figures:
+        draw(figure)
+        print(f"drew: {figure}")
     for path in stale:
         if path in out:
             write_text(path, out[path])
@@ -824,9 +875,112 @@ def derive_catalogue(chain):
     return out
 
 
+PARAM_TABLE = re.compile(r"^(<!-- params: (.+?) -->\n+)((?:\|.*\|\n?)+)", re.M)
+SEED_TABLE = re.compile(r"^(<!-- seeds -->\n+)((?:\|.*\|\n?)+)", re.M)
+SPREAD = re.compile(r"<!-- spread -->[^\n]*")
+FIGURE = re.compile(r"(?<![\d.])\d\.\d{4}(?!\d)")
+DATASETS = ("tinyplays", "tinyshakespeare")
+
+
+def program_module(text, version):
+    """A derived train.py, as a module (importing it trains nothing)."""
+    module = types.ModuleType(f"regen_{version}")
+    module.__file__ = str(ROOT / version / "train.py")
+    sys.modules[module.__name__] = module  # a dataclass looks its module up
+    exec(compile(text, module.__file__, "exec"), module.__dict__)
+    return module
+
+
+def param_table(rows, expression, module, where):
+    """A parameter table's rows with each count its module's: a row whose first cell names
+    `a.module.path`, or the total, ends with that module's parameter count."""
+    import torch
+
+    torch.manual_seed(0)
+    model = eval(expression, vars(module))
+    out = []
+    for row in rows.splitlines(keepends=True):
+        cells = row.rstrip("\n").split("|")
+        path = re.search(r"`([\w.]+)`", cells[1])
+        total = re.search(r"total|合计|总计", cells[1], re.I)
+        count = re.fullmatch(r"\s*(\**)[\d,]+(\**)\s*", cells[-2])
+        if count and (path or total):
+            try:
+                part = model.get_submodule(path.group(1)) if path else model
+            except AttributeError:
+                raise UserError(f"{where}: <!-- params: {expression} --> has a row for "
+                                f"{path.group(1)}, no module of the model") from None
+            n = sum(p.numel() for p in part.parameters())
+            cells[-2] = f" {count.group(1)}{n:,}{count.group(2)} "
+            row = "|".join(cells) + "\n"
+        out.append(row)
+    return "".join(out)
+
+
+def sweep():
+    """{dataset: {version: [final val loss per seed]}} of reference/<dataset>/seeds.csv."""
+    found = {}
+    for dataset in DATASETS:
+        with open(ROOT / "reference" / dataset / "seeds.csv", newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        found[dataset] = {v: [float(r["val_loss"]) for r in rows if r["version"] == v]
+                          for v in VERSIONS}
+    return found
+
+
+def spread_figures(losses):
+    return [f"{x:.4f}" for x in (min(losses), statistics.mean(losses), max(losses))]
+
+
+def seed_table(rows, runs):
+    """The seed table's rows: each version's `min / mean ± sd / max` on each dataset."""
+    out = []
+    for row in rows.splitlines(keepends=True):
+        cells = row.rstrip("\n").split("|")
+        version = re.fullmatch(r"\s*`(v\d_\w+)`\s*", cells[1])
+        if version:
+            for k, dataset in enumerate(DATASETS, 2):
+                losses = runs[dataset][version.group(1)]
+                low, mean, high = spread_figures(losses)
+                cells[k] = f" {low} / {mean} ± {statistics.stdev(losses):.4f} / {high} "
+            row = "|".join(cells) + "\n"
+        out.append(row)
+    return "".join(out)
+
+
+def spread_line(line, version, runs):
+    """A <!-- spread --> line with its six figures: min, mean and max on each dataset."""
+    figures = iter(spread_figures(runs["tinyplays"][version]) +
+                   spread_figures(runs["tinyshakespeare"][version]))
+    return FIGURE.sub(lambda m: next(figures, m.group(0)), line)
+
+
+def derive_figures(text, version, chain, runs, where):
+    """text with its parameter tables, seed table and spread lines derived."""
+    if PARAM_TABLE.search(text):
+        module = program_module(chain.new[version], version) if version in VERSIONS else None
+
+        def params(match):
+            if module is None:
+                raise UserError(f"{where}: a parameter table outside a rung's doc")
+            return match.group(1) + param_table(match.group(3), match.group(2), module, where)
+        text = PARAM_TABLE.sub(params, text)
+    text = SEED_TABLE.sub(lambda m: m.group(1) + seed_table(m.group(2), runs), text)
+    if version in VERSIONS:
+        text = SPREAD.sub(lambda m: spread_line(m.group(0), version, runs), text)
+    return text
+
+
 def derive_docs(chain):
     """{path: text} of every doc, and every step table's CSV, as regen derives them."""
     out = derive_catalogue(chain)
+    runs = sweep()
+    path = ROOT / "reference" / "README.md"
+    out[path] = derive_figures(read(path), "reference", chain, runs, "reference/README.md")
+    for version in VERSIONS[:1]:
+        for name in DOC_NAMES:
+            path = ROOT / version / name
+            out[path] = derive_figures(read(path), version, chain, runs, f"{version}/{name}")
     tables = {}
     for path in sorted((ROOT / "reference" / "steps").glob("*.csv")):
         csv_path, rows = step_rows(path.stem, chain)
@@ -858,7 +1012,8 @@ def derive_docs(chain):
                 columns = match.group(3).splitlines()[0].count("|") - 1
                 return match.group(1) + match.group(3) + table_body(
                     match.group(2), tables[match.group(2)], columns)
-            out[path] = STEP_TABLE.sub(table, text)
+            text = STEP_TABLE.sub(table, text)
+            out[path] = derive_figures(text, version, chain, runs, where)
     return out
 
 
