@@ -1,12 +1,14 @@
 """regen derives every copy from its source: nothing derived is stale, and a real edit, made in
 a copy of the repository, flows through every later step and rung."""
+import contextlib
+import io
 import subprocess
 import sys
-from pathlib import Path
+import types
 
 import pytest
 
-from conftest import ROOT, VERSIONS, load_tool
+from conftest import ROOT, VERSIONS, import_path, load_tool
 
 sys.path.insert(0, str(ROOT / "tools" / "maintainers"))
 import regen  # noqa: E402
@@ -65,8 +67,22 @@ def copy_of_the_repository(tmp_path):
 
 
 def run_regen(repo, *args):
-    return subprocess.run([sys.executable, str(repo / "tools" / "maintainers" / "regen.py"),
-                           *args], cwd=repo, capture_output=True, text=True)
+    """regen.py of the copy, run in this process (as its command line would run it): its exit
+    status and what it printed. Its module works on the copy, where its file is."""
+    path = list(sys.path)
+    modules = set(sys.modules)
+    out = io.StringIO()
+    err = io.StringIO()
+    try:
+        module = import_path(repo / "tools" / "maintainers" / "regen.py", f"regen_{id(repo)}")
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = module.main(list(args))
+    finally:  # the copy's tools/ leave the path, and what was imported from there goes
+        sys.path[:] = path
+        for name in set(sys.modules) - modules:
+            if str(getattr(sys.modules[name], "__file__", "")).startswith(str(repo)):
+                del sys.modules[name]
+    return types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 def edit(path, old, new):

@@ -113,7 +113,10 @@ class ArgumentParser(argparse.ArgumentParser):
     paragraph of `doc`, no abbreviated flags, and an error is one UserError line."""
 
     def __init__(self, script, doc, **kwargs):
-        prog = "python " + Path(script).resolve().relative_to(ROOT).as_posix()
+        path = Path(script).resolve()
+        if path.is_relative_to(ROOT):  # as typed from the checkout's root
+            path = path.relative_to(ROOT)
+        prog = "python " + path.as_posix()
         super().__init__(prog=prog, description=doc.split("\n\n")[0], allow_abbrev=False,
                          **kwargs)
 

@@ -32,12 +32,13 @@ import types
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tools/, for common
-from common import (OBJECTIVES, ROOT, VERSIONS, ArgumentParser, UserError,  # noqa: E402
+from common import (OBJECTIVES, VERSIONS, ArgumentParser, UserError,  # noqa: E402
                     command, write_text)
 from steps import apply_patch, changed_lines, read  # noqa: E402
 
 FENCE = "# ========================== plumbing below: the same in every version; you may stop " \
         "reading here\n"
+ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout this regen.py is in
 PLUMBING = ROOT / "tools" / "maintainers" / "plumbing.txt"
 SUMS = ROOT / "tools" / "maintainers" / "regen.sums"
 STEP_LINE = re.compile(r'^"""(\w+), step (\d+) of (\d+): ')
@@ -577,8 +578,7 @@ def stale_figures():
 
 def draw(figure):
     """The ladder's curves, drawn again from their data (tools/plot_losses.py)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import plot_losses
+    import plot_losses  # tools/, on the path since this file's imports
 
     runs = [str(path) for path in figure_data(figure)]
     labels = [path.stem for path in figure_data(figure)]
