@@ -10,16 +10,20 @@
 The ladder is one chain of programs: v1, v4's steps, v4, v5, v6's steps, v6, ..., v8. Its
 sources are v1_bigram/train.py, each step patch (VERSION/steps/NN-name.diff), v5_ffn/train.py
 (v5 adds one idea, so the rung's file is its link) and tools/maintainers/plumbing.txt (the part
-below the fence, the same in every train.py). Everything else is derived from them: each rung's
-train.py, the "step N of M" on each step's first line, the patches' line numbers and context,
-and the doc blocks between <!-- regen: ... --> markers. See tools/maintainers/README.md for the
-workflow.
+below the fence, the same in every train.py). From them regen derives each later rung's
+train.py, the "step N of M" on each step's first line, and the patches' line numbers and
+context. In the docs it derives what the code and reference/ hold: each diff block's lines (a
+block under <!-- step: NAME --> shows chosen lines of that step), every parameter table
+(<!-- params: EXPR -->), step table (<!-- steps: NAME -->, from reference/steps/NAME.csv), the
+seed table and spread lines (reference/<dataset>/seeds.csv), and the ladder's plots. Prose is
+written by hand. See tools/maintainers/README.md for the workflow.
 
 Edit a rung's train.py in the ordinary way and run regen: the edit flows forward, as a rebase
 does, into every later step and rung that keeps the lines it touched. regen.sums records each
 program as regen last wrote it, which is how an edit is told from what it edits. Where a later
 step changes the same lines, regen stops with one line naming that step and writes nothing.
-Exit status: 0 done (or, with --check, nothing stale), 1 stale files (--check), 2 bad input.
+Exit status: 0 done (or, with --check, nothing stale), 1 something stale (--check), 2 bad
+input or an edit regen cannot carry.
 """
 import csv
 import difflib
@@ -357,7 +361,7 @@ def old_rungs(sums):
             later = VERSIONS[i + 1] if i + 1 < len(VERSIONS) else None
             candidates = []
             if i > 0 and v != SINGLE and VERSIONS[i - 1] in old:
-                candidates.append(forward(VERSIONS[i - 1], old[VERSIONS[i - 1]], v))
+                candidates.append(forward(old[VERSIONS[i - 1]], v))
             if later and later != SINGLE and later in old:
                 candidates.append(backward(later, old[later]))
             for text in candidates:
@@ -371,7 +375,7 @@ def old_rungs(sums):
     return old
 
 
-def forward(before_version, before, version):
+def forward(before, version):
     """The rung's train.py from the one before through its step patches; None if they do not
     apply."""
     text = before
@@ -587,72 +591,6 @@ def draw(figure):
         argv += ["--label", label]
     if plot_losses.main(argv) != 0:
         raise UserError(f"{figure}: tools/plot_losses.py could not draw it")
-
-
-# ------------------------------------------------------------------ the command
-@command
-def main(argv=None):
-    p = ArgumentParser(__file__, __doc__)
-    p.add_argument("--check", action="store_true",
-                   help="rebuild in memory; exit 1 naming each file that differs")
-    p.add_argument("--steps", nargs="+", default=[], metavar="VERSION",
-                   help="also take the step programs under runs/steps/VERSION/ (your edits, and "
-                   "new steps, named NNa-name to go after step NN)")
-    args = p.parse_args(argv)
-    edit_steps = {}
-    for version in args.steps:
-        version = Path(version).name
-        if version not in VERSIONS[1:] or version == SINGLE:
-            raise UserError(f"--steps {version}: choose a rung with steps")
-        edit_steps[version] = workspace_programs(version, ROOT / "runs" / "steps" / version)
-    if args.check and edit_steps:
-        raise UserError("--check takes no --steps: it compares the files as they are")
-    chain = Chain(edit_steps)
-    out = dict(chain.out)
-    out.update(derive_docs(chain))
-    renames = chain.renames
-    deleted = chain.deleted
-    stale = [path for path, text in out.items() if not path.is_file() or exact(path) != text]
-    figures = stale_figures()
-    gone = [path for path in deleted if path.exists()]
-    names = [path.relative_to(ROOT).as_posix() for path in stale + gone]
-    if args.check:
-        for line in chain.unmeasured:
-            print(f"unmeasured: {line}")
-        for figure in figures:
-            print(f"stale: {figure} (the data it is drawn from changed)")
-        if (chain.unmeasured or figures) and not stale:
-            print(f"regen --check: {len(chain.unmeasured)} steps not measured, {len(figures)} "
-                  "figures to draw again")
-            return 1
-        if not stale:
-            print(f"regen --check: {len(out)} derived files, none stale")
-            return 0
-        for name in names:
-            print(f"stale: {name}")
-        print(f"regen --check: {len(names)} stale; run python tools/maintainers/regen.py")
-        return 1
-    for figure in figures:
-        draw(figure)
-        print(f"drew: {figure}")
-    for path in stale:
-        if path in out:
-            write_text(path, out[path])
-    for path in deleted:
-        if path.exists():
-            path.unlink()
-    for line in NOTES:
-        print(line)
-    for line in chain.unmeasured:
-        print(f"note: {line}")
-    for old_name, new_name in renames.items():
-        print(f"renamed: {old_name} -> {new_name}")
-    for path in stale:
-        print(f"wrote: {path.relative_to(ROOT).as_posix()}")
-    for path in gone:
-        print(f"deleted: {path.relative_to(ROOT).as_posix()} (renamed)")
-    print(f"regen: {len(stale)} of {len(out)} derived files rewritten, {len(gone)} deleted")
-    return 0
 
 
 # ------------------------------------------------------------------ the docs and the tables
@@ -1015,6 +953,77 @@ def derive_docs(chain):
             text = STEP_TABLE.sub(table, text)
             out[path] = derive_figures(text, version, chain, runs, where)
     return out
+
+
+# ------------------------------------------------------------------ the command
+def check(out, stale, figures, chain):
+    """--check: each stale file, unmeasured step and figure to draw again, one line each; the
+    exit status, 0 when there is none."""
+    for line in chain.unmeasured:
+        print(f"unmeasured: {line}")
+    for figure in figures:
+        print(f"stale: {figure} (the data it is drawn from changed)")
+    for path in stale:
+        print(f"stale: {path.relative_to(ROOT).as_posix()}")
+    if not (stale or figures or chain.unmeasured):
+        print(f"regen --check: {len(out)} derived files, none stale")
+        return 0
+    print(f"regen --check: {len(stale)} stale files, {len(figures)} figures to draw again, "
+          f"{len(chain.unmeasured)} steps not measured; run python tools/maintainers/regen.py")
+    return 1
+
+
+def write(out, stale, figures, chain):
+    """Write each stale file (aside, then moved in), draw each stale figure, delete each patch
+    renamed away, and say what was done."""
+    for figure in figures:
+        draw(figure)
+        print(f"drew: {figure}")
+    for path in stale:
+        write_text(path, out[path])
+    gone = [path for path in chain.deleted if path.exists()]
+    for path in gone:
+        path.unlink()
+    for line in NOTES:
+        print(line)
+    for line in chain.unmeasured:
+        print(f"note: {line}")
+    for old_name, new_name in chain.renames.items():
+        print(f"renamed: {old_name} -> {new_name}")
+    for path in stale:
+        print(f"wrote: {path.relative_to(ROOT).as_posix()}")
+    for path in gone:
+        print(f"deleted: {path.relative_to(ROOT).as_posix()} (renamed)")
+    print(f"regen: {len(stale)} of {len(out)} derived files rewritten, {len(gone)} deleted")
+    return 0
+
+
+@command
+def main(argv=None):
+    p = ArgumentParser(__file__, __doc__)
+    p.add_argument("--check", action="store_true",
+                   help="rebuild in memory; exit 1 naming each file that differs")
+    p.add_argument("--steps", nargs="+", default=[], metavar="VERSION",
+                   help="also take the step programs under runs/steps/VERSION/ (your edits, and "
+                   "new steps, named NNa-name to go after step NN)")
+    args = p.parse_args(argv)
+    if args.check and args.steps:
+        raise UserError("--check takes no --steps: it compares the files as they are")
+    edit_steps = {}
+    for version in args.steps:
+        version = Path(version).name
+        if version not in VERSIONS[1:] or version == SINGLE:
+            raise UserError(f"--steps {version}: choose a rung with steps")
+        edit_steps[version] = workspace_programs(version, ROOT / "runs" / "steps" / version)
+    chain = Chain(edit_steps)
+    out = dict(chain.out)
+    out.update(derive_docs(chain))
+    stale = [path for path, text in out.items() if not path.is_file() or exact(path) != text]
+    figures = stale_figures()
+    if args.check:
+        deleted = [path for path in chain.deleted if path.exists()]
+        return check(out, stale + deleted, figures, chain)
+    return write(out, stale, figures, chain)
 
 
 if __name__ == "__main__":
