@@ -258,6 +258,25 @@ def superseded(base_lines, first, second):
     return True
 
 
+def docstring_end(base_lines):
+    """The index of the line that closes the program's docstring (0 if it has none)."""
+    if not base_lines or not base_lines[0].startswith('"""'):
+        return 0
+    for i, line in enumerate(base_lines[1:], 1):
+        if '"""' in line:
+            return i
+    return 0
+
+
+def in_docstring(base_lines, first, second):
+    """Whether two clashing changes, a step's and your edit's, both lie in the docstring: its
+    lines (what the program is, how to run it, how long it takes) are each program's own, so
+    the step's stand."""
+    end = docstring_end(base_lines)
+    sides = {first[3], second[3]}
+    return sides == {"ours", "theirs"} and max(first[1], second[1]) <= end
+
+
 def merge(base, ours, theirs, where):
     """base with both ours' and theirs' changes, as a three-way merge does. A UserError naming
     where when they change the same lines differently. The first line is the docstring's title
@@ -289,6 +308,12 @@ def merge(base, ours, theirs, where):
                 continue  # ours deletes the line here and writes it, edited, where it goes
             if merged[-1][3] == "moved":
                 merged[-1] = change
+                continue
+            if in_docstring(base_lines, merged[-1], change):
+                NOTES.append(f"note: {where} rewrites the docstring's line {change[0] + 1} "
+                             "(each program's docstring is its own), so your edit ends there")
+                if merged[-1][3] != "ours":
+                    merged[-1] = change
                 continue
             if superseded(base_lines, merged[-1], change):
                 NOTES.append(f"note: {where} rewrites line {change[0] + 1}, so your edit of it "
@@ -399,15 +424,24 @@ def backward(version, text):
 
 
 def workspace_programs(version, folder):
-    """{step name: program} of the step programs under folder (steps.py's runs/steps/VERSION)."""
+    """{step name: program} of the step programs under folder (steps.py's runs/steps/VERSION):
+    each named for a step of the rung as it is now, or NNa-name for a new step after NN. A
+    folder named for a step that is no longer there was written before a renumbering: refused,
+    as its programs would undo what came since."""
     if not folder.is_dir():
         raise UserError(f"no {folder}: write the step programs first, with python tools/steps.py "
                         f"{version}, then edit them")
+    current = {path.stem for path in step_files(version)}
     found = {}
     for path in sorted(folder.glob("*/train.py")):
         name = path.parent.name
-        if not re.match(r"^\d\d[a-z]?-[a-z0-9-]+$", name) or name.startswith("00-"):
+        if name.startswith("00-") or name == "trained":
             continue
+        new = re.match(r"^\d\d[a-z]-[a-z0-9-]+$", name)
+        if name not in current and not new:
+            raise UserError(f"{folder / name} is no step of {version} now (written before the "
+                            f"steps were renumbered?): move {folder} away, write it again with "
+                            f"python tools/steps.py {version}, and make your edits there")
         found[name] = read(path)
     return found
 
@@ -507,6 +541,11 @@ class Chain:
         edit = read(ROOT / version / "train.py")
         news[last] = merge(self.old[version], edit, news[last], f"{version}/train.py")
         order = renumbered(names)
+        if edit != self.old[version]:
+            NOTES.append(f"note: your edit of {version}/train.py is made in its last step, "
+                         f"{order[last]}; to make it earlier, edit that step's program "
+                         f"(--steps {version}), and if it changes the computation, measure the "
+                         "step again")
         for name in names:
             if order[name] != name:
                 self.renames[f"{version}/{name}"] = f"{version}/{order[name]}"
@@ -793,6 +832,7 @@ def derive_catalogue(chain):
             old, new = line.split(",")
             rows[old] = steps.get(new, new)
     rows.update(steps)
+    rows = {old: new for old, new in rows.items() if old != new and new in chain.targets}
     if rows:
         out[renamed_path] = "old,new\n" + "".join(f"{o},{n}\n" for o, n in sorted(rows.items()))
     namespace = {}
@@ -968,8 +1008,12 @@ def check(out, stale, figures, chain):
     if not (stale or figures or chain.unmeasured):
         print(f"regen --check: {len(out)} derived files, none stale")
         return 0
-    print(f"regen --check: {len(stale)} stale files, {len(figures)} figures to draw again, "
-          f"{len(chain.unmeasured)} steps not measured; run python tools/maintainers/regen.py")
+    if stale or figures:
+        print(f"regen --check: {len(stale)} stale files, {len(figures)} figures to draw again; "
+              "run python tools/maintainers/regen.py")
+    if chain.unmeasured:
+        print(f"regen --check: {len(chain.unmeasured)} steps not measured: measure each as its "
+              "line says")
     return 1
 
 
