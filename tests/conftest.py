@@ -35,6 +35,16 @@ def repo_docs(pattern):
     return sorted(found)
 
 
+def step_named(version, slug):
+    """The step of version whose name ends in slug ("09-gelu" for "gelu"): tests name steps by
+    what they do, so a renumbering leaves them right."""
+    if slug.startswith("00-"):
+        return slug
+    found = [p.stem for p in (ROOT / version / "steps").glob(f"[0-9][0-9]-{slug}.diff")]
+    assert len(found) == 1, f"{version} has no one step called {slug}: {found}"
+    return found[0]
+
+
 def load_tool(name):
     """The module tools/<name>.py, imported afresh."""
     return import_path(ROOT / "tools" / f"{name}.py", f"tool_{name}")

@@ -26,7 +26,8 @@ import re
 import pytest
 import torch
 
-from conftest import CAUSAL_VERSIONS, ROOT, VERSIONS, load, reference_results, repo_docs
+from conftest import (CAUSAL_VERSIONS, ROOT, VERSIONS, load, reference_results, repo_docs,
+                      step_named)
 
 DOCS = [(v, name) for v in VERSIONS for name in ("README.md", "README.zh-CN.md")]
 DATASETS = ("tinyplays", "tinyshakespeare")
@@ -315,9 +316,9 @@ def test_step_walks_quote_measured_losses(version, name):
 
 
 # A step that trains as a rung does, and the rung whose ten-seed sweep it must repeat
-SAME_AS_RUNG = [("v6_block", "00-v5_ffn", "v5_ffn"), ("v6_block", "06-dropout", "v6_block"),
-                ("v7_bert_layer", "09-gelu", "v7_bert_layer"),
-                ("v8_bert_mlm", "11-token-types", "v8_bert_mlm")]
+SAME_AS_RUNG = [("v6_block", "00-v5_ffn", "v5_ffn"), ("v6_block", "dropout", "v6_block"),
+                ("v7_bert_layer", "gelu", "v7_bert_layer"),
+                ("v8_bert_mlm", "token-types", "v8_bert_mlm")]
 
 
 @pytest.mark.parametrize("steps_of,step,rung", SAME_AS_RUNG)
@@ -325,7 +326,7 @@ def test_steps_that_train_as_a_rung_repeat_its_seed_sweep(steps_of, step, rung):
     """reference/README.md says the pooled step runs repeat the bench's ten seeds exactly where a
     step trains as a rung does: each seed's final val loss, 4 decimals, as a multiset."""
     with open(ROOT / "reference" / "steps" / f"{steps_of}.csv", newline="") as f:
-        row = next(r for r in csv.DictReader(f) if r["step"] == step)
+        row = next(r for r in csv.DictReader(f) if r["step"] == step_named(steps_of, step))
     ours = sorted(row["val_each"].split())
     theirs = sorted(f"{v:.4f}" for v in sweep_losses("tinyplays", rung))
     assert row["seeds"] == "10" and ours == theirs, (steps_of, step)

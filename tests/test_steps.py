@@ -11,7 +11,7 @@ import shutil
 import pytest
 import torch
 
-from conftest import ROOT, VERSIONS, call_main, import_path, load_tool
+from conftest import ROOT, VERSIONS, call_main, import_path, load_tool, step_named
 from test_bad_input import assert_one_line_error
 from test_tools import TINY
 
@@ -354,12 +354,11 @@ def test_flags_that_a_later_step_refuses_are_refused_before_any_run(tmp_path, ti
 # the same seed, each gives the step before's logits and gradients bit for bit, so a run repeats
 # the step before's losses exactly (tools/steps.py --train shows it for v7's step 4 against v6).
 # A "rename" step must be one of them.
-UNCHANGED = {"v6_block": ["06-dropout"],
-             "v7_bert_layer": ["01-config", "02-rename-attention", "03-hf-ffn", "04-hf-layer",
-                               "10-additive-mask", "11-kv-layers", "12-kv-cache", "13-chunked-ffn",
-                               "14-cross-attention", "15-hf-interface"],
-             "v8_bert_mlm": ["02-fill-in", "05-fill-in-prompt", "06-no-cross-attention",
-                             "07-no-cache"]}
+UNCHANGED = {"v6_block": ["dropout"],
+             "v7_bert_layer": ["config", "rename-attention", "hf-ffn", "hf-layer", "additive-mask",
+                               "kv-layers", "kv-cache", "chunked-ffn", "cross-attention",
+                               "hf-interface"],
+             "v8_bert_mlm": ["fill-in", "fill-in-prompt", "no-cross-attention", "no-cache"]}
 # Where each v6 weight lives once v7's steps have rebuilt v6 in HF's module tree (step 04)
 V6_TO_HF = [(r"^token_embedding_table\.", "embeddings.word_embeddings."),
             (r"^position_embedding_table\.", "embeddings.position_embeddings."),
@@ -374,7 +373,7 @@ V6_TO_HF = [(r"^token_embedding_table\.", "embeddings.word_embeddings."),
 def test_the_renaming_steps_change_no_computation(intermediates):
     for version in STEPPED:
         names = [name for name, _ in steps.step_patches(version)]
-        unchanged = UNCHANGED.get(version, [])
+        unchanged = [step_named(version, slug) for slug in UNCHANGED.get(version, [])]
         assert {n for n in names if "rename" in n} <= set(unchanged), "a rename changes nothing"
         for name in unchanged:
             i = names.index(name) + 1
@@ -400,7 +399,8 @@ def test_v6_weights_mapped_into_hf_names_give_the_same_logits(intermediates):
 
     from transformers import BertConfig, BertModel
 
-    index = [name for name, _ in steps.step_patches("v7_bert_layer")].index("04-hf-layer") + 1
+    index = [name for name, _ in steps.step_patches("v7_bert_layer")].index(
+        step_named("v7_bert_layer", "hf-layer")) + 1
     v6, hf = small(intermediates["v7_bert_layer", 0]), intermediates["v7_bert_layer", index]
     torch.manual_seed(1)  # other weights than v6's, so that only the loaded ones can match
     model = small(hf)
@@ -424,8 +424,10 @@ def test_v4s_list_of_heads_and_its_batched_heads_are_one_function(intermediates)
     """Step 05's nn.ModuleList of Heads joined by torch.cat, and step 06's one Linear per q, k, v
     for all heads: given the same weights, the same output."""
     names = [name for name, _ in steps.step_patches("v4_multihead")]
-    listed = intermediates["v4_multihead", names.index("05-heads-list") + 1]
-    batched = intermediates["v4_multihead", names.index("06-heads-batched") + 1]
+    listed = intermediates["v4_multihead",
+                           names.index(step_named("v4_multihead", "heads-list")) + 1]
+    batched = intermediates["v4_multihead",
+                            names.index(step_named("v4_multihead", "heads-batched")) + 1]
     torch.manual_seed(0)
     heads = listed.MultiHeadAttention(12, 3, 5)  # C = 12, nh = 3, hs = 4, T = 5
     one = batched.MultiHeadAttention(12, 3, 5)
