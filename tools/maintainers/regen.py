@@ -240,6 +240,18 @@ def moved_lines(base_lines, ours_changes, theirs_changes):
 NOTES = []  # what regen says after its work: where an edit ended at a step that rewrites it
 
 
+def deleted_anyway(base_lines, first, second):
+    """Whether, of two clashing changes, theirs only deletes lines that ours replaces (or
+    deletes) too, none of which ours writes again: the step's version stands."""
+    by_side = {first[3]: first, second[3]: second}
+    if set(by_side) != {"ours", "theirs"}:
+        return False
+    ours, theirs = by_side["ours"], by_side["theirs"]
+    if theirs[2] or not (ours[0] <= theirs[0] < theirs[1] <= ours[1]):
+        return False
+    return not set(base_lines[theirs[0]:theirs[1]]) & set(ours[2])
+
+
 def superseded(base_lines, first, second):
     """Whether, of two clashing changes, theirs only rewords lines in place (a comment, a name)
     and ours replaces those lines with others, not an edit of them: then the step has rewritten
@@ -301,28 +313,29 @@ def merge(base, ours, theirs, where):
     todo.sort(key=lambda change: (change[0], change[1]))
     merged = []
     for change in todo:
-        if merged and clash(merged[-1], change):
-            if merged[-1][:3] == change[:3]:
-                continue  # the same change on both sides: once
-            if change[3] == "moved":
-                continue  # ours deletes the line here and writes it, edited, where it goes
-            if merged[-1][3] == "moved":
-                merged[-1] = change
-                continue
-            if in_docstring(base_lines, merged[-1], change):
-                NOTES.append(f"note: {where} rewrites the docstring's line {change[0] + 1} "
-                             "(each program's docstring is its own), so your edit ends there")
-                if merged[-1][3] != "ours":
-                    merged[-1] = change
-                continue
-            if superseded(base_lines, merged[-1], change):
-                NOTES.append(f"note: {where} rewrites line {change[0] + 1}, so your edit of it "
-                             "ends there")
-                continue
+        if not merged or not clash(merged[-1], change):
+            merged.append(change)
+            continue
+        last = merged[-1]
+        if last[:3] == change[:3]:
+            continue  # the same change on both sides: once
+        if change[3] == "moved":
+            continue  # ours deletes the line here and writes it, edited, where it goes
+        if last[3] == "moved":
+            merged[-1] = change
+            continue
+        step = last if last[3] == "ours" else change  # ours: the step's change
+        if in_docstring(base_lines, last, change):
+            NOTES.append(f"note: {where} rewrites the docstring's line {change[0] + 1} "
+                         "(each program's docstring is its own), so your edit ends there")
+        elif superseded(base_lines, last, change):
+            NOTES.append(f"note: {where} rewrites line {change[0] + 1}, so your edit of it "
+                         "ends there")
+        elif not deleted_anyway(base_lines, last, change):
             raise UserError(f"{where} changes lines that your edit changes too (line "
                             f"{change[0] + 1} of the program before it): make the edit "
                             "there by hand, or undo it, then run regen again")
-        merged.append(change)
+        merged[-1] = step  # the step's change stands; yours ends there
     out = []
     at = 0
     for start, end, new, _ in merged:
