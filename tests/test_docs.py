@@ -22,6 +22,7 @@ import collections
 import csv
 import math
 import re
+import statistics
 
 import pytest
 import torch
@@ -163,6 +164,12 @@ def test_the_seed_sweep_is_whole_and_contains_the_reference_runs():
 
 def sweep_losses(dataset, version):
     return [float(v) for v in sweep(dataset)[version].values()]
+
+
+def spread(dataset, version):
+    """min, mean, max of version's final val loss over the seed sweep, as the docs write them."""
+    vals = sweep_losses(dataset, version)
+    return [f"{x:.4f}" for x in (min(vals), statistics.mean(vals), max(vals))]
 
 
 def first_row(dataset, version):
