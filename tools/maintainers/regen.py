@@ -332,9 +332,10 @@ def merge(base, ours, theirs, where):
             NOTES.append(f"note: {where} rewrites line {change[0] + 1}, so your edit of it "
                          "ends there")
         elif not deleted_anyway(base_lines, last, change):
-            raise UserError(f"{where} changes lines that your edit changes too (line "
-                            f"{change[0] + 1} of the program before it): make the edit "
-                            "there by hand, or undo it, then run regen again")
+            line = base_lines[min(change[0], len(base_lines) - 1)].strip()[:60]
+            raise UserError(f"{where} changes lines that your edit changes too (at {line!r}): "
+                            "undo the edit, or make it where the step changes the line (its "
+                            "program, with --steps), then run regen again")
         merged[-1] = step  # the step's change stands; yours ends there
     out = []
     at = 0
