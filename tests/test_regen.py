@@ -134,6 +134,10 @@ def test_a_line_every_later_rung_keeps_reaches_them_all(tmp_path):
     for version in ("v6_block", "v7_bert_layer", "v8_bert_mlm"):
         for name, text in programs(repo, version).items():
             assert new in text, (version, name)
+    # made where the line was written (v4's step 4 sets the lecture's schedule), and on from there
+    assert "is made in step 04-lecture-schedule" in done.stdout
+    for name, text in programs(repo, "v4_multihead").items():
+        assert (new in text) == (name >= "04"), name
     assert run_regen(repo, "--check").returncode == 0
 
 

@@ -537,7 +537,11 @@ class Chain:
         if text != self.old[version]:
             raise UserError(f"{version}'s steps do not end at its train.py as regen last wrote "
                             "it: restore its steps/ with git")
+        edit = read(ROOT / version / "train.py")
         wanted = olds if edited is None else edited
+        homes = {}
+        if edited is None and edit != self.old[version]:
+            wanted, homes = placed(olds, edit)
         names = list(wanted)
         news = {}
         prev_old = self.old[before]
@@ -552,14 +556,12 @@ class Chain:
                 news[name] = wanted[name]
             prev_new = news[name]
         last = names[-1]
-        edit = read(ROOT / version / "train.py")
         news[last] = merge(self.old[version], edit, news[last], f"{version}/train.py")
         order = renumbered(names)
-        if edit != self.old[version]:
-            NOTES.append(f"note: your edit of {version}/train.py is made in its last step, "
-                         f"{order[last]}; to make it earlier, edit that step's program "
-                         f"(--steps {version}), and if it changes the computation, measure the "
-                         "step again")
+        for name in sorted(set(homes.values()), key=names.index):
+            NOTES.append(f"note: your edit of {version}/train.py is made in step {order[name]}, "
+                         "from which the lines it touches stand unchanged; if it changes the "
+                         "computation, measure the steps from there again")
         for name in names:
             if order[name] != name:
                 self.renames[f"{version}/{name}"] = f"{version}/{order[name]}"
@@ -582,6 +584,59 @@ class Chain:
         self.targets[version] = previous
         self.views[version, None] = (self.old[before], self.old[version], self.new[before],
                                      previous, None)
+
+
+def equal_lines(old, new):
+    """{index in new: index in old} of the lines new keeps from old, unchanged."""
+    matcher = difflib.SequenceMatcher(None, lines(old), lines(new), autojunk=False)
+    found = {}
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            for i, j in zip(range(i1, i2), range(j1, j2)):
+                found[j] = i
+    return found
+
+
+def placed(steps, rung_edit):
+    """Your edit of a rung's train.py, placed: ({step name: program}, {change: step name}).
+    Each change goes into the earliest step from which the lines it touches (for an insertion,
+    the lines on either side) stand unchanged through every later step to the rung: where those
+    lines were written, or the rung's first step for lines from the rung before. So a comment
+    reworded in the rung is reworded from the step that wrote it on."""
+    names = list(steps)
+    rung = steps[names[-1]]
+    base = lines(rung)
+    kept = {name: equal_lines(steps[name], rung) for name in names}
+    pending = {}  # {step name: [(start, end, new lines) in that step's program]}
+    homes = {}
+    for start, end, new in changes(base, lines(rung_edit)):
+        touched = list(range(start, end)) if end > start else \
+            [i for i in (start - 1, start) if 0 <= i < len(base)]
+        home = names[-1]
+        for k, name in enumerate(names):
+            later = names[k:]
+            if all(i in kept[m] for m in later for i in touched) and all(
+                    kept[name][i] + 1 == kept[name][i + 1] for i in touched[:-1]):
+                home = name
+                break
+        if home == names[-1]:
+            continue  # the last step wrote these lines: the rung's own merge makes the edit
+        if end > start:
+            at = kept[home][start]
+            span = (at, at + end - start)
+        elif start < len(base) and start in kept[home]:
+            span = (kept[home][start], kept[home][start])
+        else:
+            span = (kept[home][start - 1] + 1, kept[home][start - 1] + 1)
+        pending.setdefault(home, []).append((*span, new))
+        homes[start, end] = home
+    wanted = dict(steps)
+    for name, edits in pending.items():
+        text = lines(steps[name])
+        for at, to, new in sorted(edits, reverse=True):
+            text[at:to] = new
+        wanted[name] = "".join(text)
+    return wanted, homes
 
 
 def kept_patch(path, before, after):
