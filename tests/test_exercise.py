@@ -2,6 +2,9 @@
 in the catalogue, applied to the target, fails with its own hint (a mutation test). Then the
 command line: writing an exercise, never over one, checking, listing, bad input."""
 
+import shutil
+import sys
+
 import pytest
 
 from conftest import ROOT, load_tool
@@ -421,15 +424,11 @@ def test_a_broken_patch_spoils_only_its_own_rung(workspace, tmp_path, monkeypatc
     applies its own rung's patches, up to its step, and no others."""
     root = tmp_path / "repo"
     for version in exercise.VERSIONS:
-        (root / version).mkdir(parents=True)
-        (root / version / "train.py").write_bytes((ROOT / version / "train.py").read_bytes())
-        if (ROOT / version / "steps").is_dir():
-            (root / version / "steps").mkdir()
-            for patch in (ROOT / version / "steps").glob("*.diff"):
-                (root / version / "steps" / patch.name).write_bytes(patch.read_bytes())
+        shutil.copytree(ROOT / version, root / version, ignore=shutil.ignore_patterns("*.md"))
     broken = root / "v6_block" / "steps" / "02-residual.diff"
     broken.write_text(broken.read_text(encoding="utf-8").replace(" ", "  ", 40), encoding="utf-8")
     monkeypatch.setattr(exercise, "ROOT", root)
+    monkeypatch.setattr(sys.modules["steps"], "ROOT", root)  # where the patches are read
     assert exercise.main([]) == 0
     assert "v6_block/02-residual" in capsys.readouterr().out
     assert exercise.main(["v6_block/01-blocks"]) == 0

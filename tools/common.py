@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,6 +155,16 @@ def import_path(path, name):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def load_source(source, name, path):
+    """A program given as text (or a parsed tree) as a new module called name, its tracebacks
+    naming path: a step's program, which has no file of its own. Importing runs nothing."""
+    module = types.ModuleType(name)
+    module.__file__ = str(path)
+    sys.modules[name] = module  # a dataclass looks its module up
+    exec(compile(source, str(path), "exec"), module.__dict__)
     return module
 
 

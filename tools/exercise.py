@@ -46,8 +46,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (ROOT, VERSIONS, ArgumentParser, UserError, aside, command,  # noqa: E402
-                    one_line, write_text)
-from steps import apply_patch, read  # noqa: E402
+                    load_source, one_line, write_text)
+from steps import applied, read  # noqa: E402
 import catalogue  # noqa: E402
 
 EXERCISES = ROOT / "exercises"
@@ -87,12 +87,11 @@ def programs(name):
     before = read(ROOT / VERSIONS[VERSIONS.index(version) - 1] / "train.py")
     if not step:
         return before, read(ROOT / version / "train.py")
-    text = before
-    for path in sorted((ROOT / version / "steps").glob("*.diff")):
-        start = text
-        text = apply_patch(text, read(path), f"{version}/steps/{path.name}")
-        if path.stem == step:
+    start = before
+    for found, text, _ in applied(version, before):
+        if found == step:
             return start, text
+        start = text
     raise UserError(f"no step {name}")
 
 
@@ -162,16 +161,6 @@ class Raised(Exception):
     """The learner's code raised: the traceback's frames in their file, and the error."""
 
 
-def load_text(source, name, path):
-    """A program given as text or as a parsed tree, as a module (a step has no file of its
-    own); tracebacks name path."""
-    module = types.ModuleType(name)
-    module.__file__ = str(path)
-    sys.modules[name] = module  # a dataclass looks its module up
-    exec(compile(source, str(path), "exec"), module.__dict__)
-    return module
-
-
 def import_learner(path):
     """The learner's file as a module; refused first if importing it would train (a call of
     main() or train() outside `if __name__ == "__main__":`)."""
@@ -189,7 +178,7 @@ def import_learner(path):
     before = torch.get_default_dtype(), torch.is_grad_enabled()
     try:
         with learners(path):  # parsed once, above
-            module = load_text(tree, f"exercise_{zlib.crc32(str(path).encode())}", path)
+            module = load_source(tree, f"exercise_{zlib.crc32(str(path).encode())}", path)
     finally:  # torch's defaults, set by the file, would hold for the target's run too
         after = torch.get_default_dtype(), torch.is_grad_enabled()
         torch.set_default_dtype(before[0])
@@ -616,7 +605,7 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
     zh, text = lang == "zh", catalogue.TEXT
     cache = {} if cache is None else cache
     if name not in cache:
-        target = load_text(target_text, f"target_{len(cache)}", ROOT / name / "train.py")
+        target = load_source(target_text, f"target_{len(cache)}", ROOT / name / "train.py")
         ctx = Context(target)
         ctx.calls = catalogue.CALLS.get(name.split("/")[0], [])
         cache[name] = types.SimpleNamespace(target=target, ctx=ctx, observed={}, seen={},
@@ -676,7 +665,7 @@ def mistake(known, stage, mine, agree):
         if (i, stage) not in known.seen:
             try:
                 if i not in known.seen:  # the mistake's program, loaded once
-                    known.seen[i] = load_text(m["text"], f"mistake_{i}", known.ctx.path)
+                    known.seen[i] = load_source(m["text"], f"mistake_{i}", known.ctx.path)
                 module = known.seen[i]
                 with contextlib.redirect_stdout(io.StringIO()):
                     known.seen[i, stage] = observe(module, known.ctx)

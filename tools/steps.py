@@ -98,6 +98,15 @@ def step_patches(version):
     return patches
 
 
+def applied(version, text):
+    """Each step of version applied in turn to text, the rung before's train.py: yields (name,
+    the step's train.py, its changed lines), one step at a time, so that a caller stops where it
+    needs to. A patch that does not fit is a UserError naming it."""
+    for name, patch in step_patches(version):
+        text = apply_patch(text, patch, f"{version}/steps/{name}.diff")
+        yield name, text, changed_lines(patch)
+
+
 def chain(version):
     """[(name, train.py text, changed lines)]: the rung before as 00-<its name>, then each step
     applied to the one before it."""
@@ -106,9 +115,7 @@ def chain(version):
                         f"{', '.join(VERSIONS[1:])}")
     before = VERSIONS[VERSIONS.index(version) - 1]
     texts = [(f"00-{before}", read(ROOT / before / "train.py"), 0)]
-    for name, patch in step_patches(version):
-        texts.append((name, apply_patch(texts[-1][1], patch, f"{version}/steps/{name}.diff"),
-                      changed_lines(patch)))
+    texts.extend(applied(version, texts[0][1]))
     if len(texts) == 1:
         raise UserError(f"{version} has no steps/*.diff: it adds one idea, see "
                         f"diff -u {before}/train.py {version}/train.py")

@@ -48,9 +48,9 @@ def tolerance():
     import torch
 
     steps = {name: text for name, _, text in exercise.exercises()}
-    batched = exercise.load_text(steps["v4_multihead/06-heads-batched"], "batched", ROOT / "b.py")
+    batched = exercise.load_source(steps["v4_multihead/06-heads-batched"], "batched", ROOT / "b.py")
     ctx = exercise.Context(batched)
-    ctx.heads_list = exercise.load_text(steps["v4_multihead/05-heads-list"], "list", ROOT / "a.py")
+    ctx.heads_list = exercise.load_source(steps["v4_multihead/05-heads-list"], "list", ROOT / "a.py")
     a, b = paired(ctx, 1)
     x, y = ctx.batches[1]
     (la, lossa), (lb, lossb) = a(x, y), b(x, y)

@@ -32,12 +32,11 @@ import io
 import re
 import statistics
 import sys
-import types
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tools/, for common
 from common import (OBJECTIVES, VERSIONS, ArgumentParser, UserError,  # noqa: E402
-                    command, write_text)
+                    command, load_source, write_text)
 from steps import apply_patch, changed_lines, read  # noqa: E402
 
 FENCE = "# ========================== plumbing below: the same in every version; you may stop " \
@@ -761,7 +760,8 @@ def carry_block(block, view, where):
             hunks.append([len(out), [], []])
             out.append(line)
             continue
-        line = line or " "  # an empty context line may lose its leading space
+        if not line:  # an empty context line may lose its leading space
+            line = " "
         kind = line[0]
         if kind not in "-+ ":
             raise UserError(f"{where}: {line!r} is not a diff line (-, + or a space first)")
@@ -790,7 +790,10 @@ def derive_blocks(text, version, chain, where):
         if (version, step) not in chain.views:
             raise UserError(f"{where}: <!-- step: {step} --> names no step of {version}")
         view = chain.views[version, step]
-        body = carry_block(match.group(2), view, f"{where}, {step or 'the rung'}'s block")
+        shown = "the rung"
+        if step:
+            shown = step
+        body = carry_block(match.group(2), view, f"{where}, {shown}'s block")
         marker = f"<!-- step: {view[4]} -->\n" if step else ""
         return f"{marker}```diff\n{body}```"
     return DIFF_BLOCK.sub(block, text)
@@ -929,15 +932,6 @@ FIGURE = re.compile(r"(?<![\d.])\d\.\d{4}(?!\d)")
 DATASETS = ("tinyplays", "tinyshakespeare")
 
 
-def program_module(text, version):
-    """A derived train.py, as a module (importing it trains nothing)."""
-    module = types.ModuleType(f"regen_{version}")
-    module.__file__ = str(ROOT / version / "train.py")
-    sys.modules[module.__name__] = module  # a dataclass looks its module up
-    exec(compile(text, module.__file__, "exec"), module.__dict__)
-    return module
-
-
 def param_table(rows, expression, module, where):
     """A parameter table's rows with each count its module's: a row whose first cell names
     `a.module.path`, or the total, ends with that module's parameter count."""
@@ -1005,7 +999,10 @@ def spread_line(line, version, runs):
 def derive_figures(text, version, chain, runs, where):
     """text with its parameter tables, seed table and spread lines derived."""
     if PARAM_TABLE.search(text):
-        module = program_module(chain.new[version], version) if version in VERSIONS else None
+        module = None
+        if version in VERSIONS:
+            module = load_source(chain.new[version], f"regen_{version}",
+                                 ROOT / version / "train.py")
 
         def params(match):
             if module is None:
