@@ -50,7 +50,8 @@ def tolerance():
     steps = {name: text for name, _, text in exercise.exercises()}
     batched = exercise.load_source(steps["v4_multihead/06-heads-batched"], "batched", ROOT / "b.py")
     ctx = exercise.Context(batched)
-    ctx.heads_list = exercise.load_source(steps["v4_multihead/05-heads-list"], "list", ROOT / "a.py")
+    listed = steps["v4_multihead/05-heads-list"]
+    ctx.heads_list = exercise.load_source(listed, "list", ROOT / "a.py")
     a, b = paired(ctx, 1)
     x, y = ctx.batches[1]
     (la, lossa), (lb, lossb) = a(x, y), b(x, y)
