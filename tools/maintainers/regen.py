@@ -609,8 +609,10 @@ def placed(steps, rung_edit):
     pending = {}  # {step name: [(start, end, new lines) in that step's program]}
     homes = {}
     for start, end, new in changes(base, lines(rung_edit)):
-        touched = list(range(start, end)) if end > start else \
-            [i for i in (start - 1, start) if 0 <= i < len(base)]
+        if end > start:
+            touched = list(range(start, end))
+        else:  # an insertion: the lines on either side
+            touched = [i for i in (start - 1, start) if 0 <= i < len(base)]
         home = names[-1]
         for k, name in enumerate(names):
             later = names[k:]
