@@ -2,6 +2,7 @@
 committed results."""
 import csv
 import functools
+import os
 import re
 import signal
 import sys
@@ -96,14 +97,15 @@ def tiny_corpus(tmp_path_factory):
 
 
 def tiny_args(corpus, out, *extra):
-    """Flags for a run that takes well under a second: 30 steps, small batches, short estimates."""
-    return ["--data", str(corpus), "--out", str(out), "--max-iters", "30", "--eval-interval", "10",
-            "--eval-iters", "4", "--batch-size", "8", "--sample-chars", "20", "--device", "cpu",
+    """Flags for a run that takes well under a second: 12 steps, small batches, an estimate of 2
+    batches each way every 4 steps."""
+    return ["--data", str(corpus), "--out", str(out), "--max-iters", "12", "--eval-interval", "4",
+            "--eval-iters", "2", "--batch-size", "8", "--sample-chars", "20", "--device", "cpu",
             *map(str, extra)]
 
 
 def on_call(monkeypatch, module, n, action):
-    """action() runs at module.get_batch's n-th call: 2 * 4 calls per estimate of a tiny run, one
+    """action() runs at module.get_batch's n-th call: 2 * 2 calls per estimate of a tiny run, one
     per step."""
     real, calls = module.get_batch, [0]
 
@@ -174,3 +176,34 @@ def marked_line(text, marker):
     for m in re.finditer(r"<!-- %s -->(.*)\n?((?:[ \t]*\n)*)(.*)" % re.escape(marker), text):
         lines.append(m.group(1).strip() or m.group(3).strip())
     return lines
+
+
+
+def share_group(item):
+    """The tests that share a first parameter (one exercise, one version) in one module are one
+    group: what the module loads once for that parameter is then loaded in one process."""
+    if not hasattr(item, "callspec"):
+        return item.nodeid
+    first = next(iter(item.callspec.params.values()))
+    return item.module.__name__, repr(first)
+
+
+def pytest_collection_modifyitems(config, items):
+    """tools/run_tests.py runs one pytest per core, TESTS_SHARE=k/n telling each its share: the
+    groups of share_group, dealt out in turn."""
+    share = os.environ.get("TESTS_SHARE")
+    if not share:
+        return
+    k, n = (int(part) for part in share.split("/"))
+    groups = {}
+    for item in items:
+        groups.setdefault(share_group(item), len(groups))
+    mine = []
+    others = []
+    for item in items:
+        if groups[share_group(item)] % n == k:
+            mine.append(item)
+        else:
+            others.append(item)
+    config.hook.pytest_deselected(items=others)
+    items[:] = mine

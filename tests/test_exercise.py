@@ -34,7 +34,12 @@ def test_every_rung_from_v4_and_every_step_is_an_exercise():
     assert set(catalogue.TASKS) == set(NAMES)
 
 
-@pytest.mark.parametrize("name", NAMES)
+# a rung's target is its last step's: checked once
+DISTINCT = [name for i, name in enumerate(NAMES) if TARGETS[name] not in
+            [TARGETS[other] for other in NAMES[:i]]]
+
+
+@pytest.mark.parametrize("name", DISTINCT)
 def test_the_target_passes(name, tmp_path):
     passed, said = run_check(name, TARGETS[name], tmp_path)
     assert passed, said

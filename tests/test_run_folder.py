@@ -22,7 +22,7 @@ ENDS = ["v1_bigram", "v8_bert_mlm"]
 
 def stop_on_call(monkeypatch, module, n, how):
     """module.get_batch raises KeyboardInterrupt (how=None) or sends this process the signal how
-    (or each of the signals how, at once) on its n-th call. A tiny run calls it 2 * 4 times per
+    (or each of the signals how, at once) on its n-th call. A tiny run calls it 2 * 2 times per
     estimate, once per step."""
     def stop():
         if how is None:
@@ -64,10 +64,10 @@ def test_ctrl_c_or_sigterm_mid_run_saves_what_was_trained_whole(version, how, ru
                                                                   tiny_corpus, tmp_path,
                                                                   monkeypatch):
     out, _ = copy_of(trained, version, tmp_path)
-    stop_on_call(monkeypatch, load(version), 2 * 4 + 5 + 1, how)  # at step 5
+    stop_on_call(monkeypatch, load(version), 2 * 2 + 3 + 1, how)  # at step 3
     code, _, err = run(version, tiny_args(tiny_corpus, out, "--seed", 5))
-    assert code == 130 and err == f"stopped at step 5: saved in {out}\n"
-    assert torch.load(out / "ckpt.pt", weights_only=True)["step"] == 5
+    assert code == 130 and err == f"stopped at step 3: saved in {out}\n"
+    assert torch.load(out / "ckpt.pt", weights_only=True)["step"] == 3
     assert [r.split(",")[0] for r in (out / "metrics.csv").read_text().splitlines()] == ["step",
                                                                                          "0"]
     assert "stopped" in (out / "sample.txt").read_text(), "the old run's sample must not stay"
@@ -138,7 +138,7 @@ def test_two_names_of_one_folder_are_one_run_at_a_time(run, trained, tiny_corpus
     assert folder_bytes(out) == before
     shutil.rmtree(tmp_path / ".run.partial")
     seen = []  # where the run is written while it trains: beside the folder, not the link
-    stop_on_call(monkeypatch, load("v1_bigram"), 10, None)
+    stop_on_call(monkeypatch, load("v1_bigram"), 2 * 2 + 2, None)  # at step 1
     real = load("v1_bigram").get_batch
     monkeypatch.setattr(load("v1_bigram"), "get_batch", lambda *a: seen.append(
         sorted(p.name for p in tmp_path.iterdir())) or real(*a))
@@ -245,7 +245,7 @@ def test_a_signal_during_the_save_waits_until_the_run_is_whole(version, how, run
     code, _, err = run(version, tiny_args(tiny_corpus, out, "--seed", 4))
     assert (code, err) == (0, "") and len(calls) == 2
     ckpt = torch.load(out / "ckpt.pt", weights_only=True)
-    assert ckpt["step"] == 30 and ckpt["hyperparameters"]["seed"] == 4
+    assert ckpt["step"] == 12 and ckpt["hyperparameters"]["seed"] == 4
     assert (out / "metrics.csv").read_text().count("\n") == 5
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
 
@@ -283,7 +283,7 @@ def test_data_deleted_mid_run_keeps_the_run(version, run, tiny_corpus, tmp_path,
     ckpt = torch.load(tmp_path / "run" / "ckpt.pt", weights_only=True)
     import hashlib
     assert ckpt["data_sha256"] == hashlib.sha256(tiny_corpus.read_bytes()).hexdigest()
-    assert ckpt["step"] == 30
+    assert ckpt["step"] == 12
     if version == "v8_bert_mlm":  # an error, not a stop: exit status 1, one line
         assert code == 1 and err.startswith("error: cannot read --data") and err.count("\n") == 1
         assert f"saved in {tmp_path / 'run'}, without a sample" in err
@@ -341,8 +341,8 @@ def test_a_closed_pipe_stops_the_run_as_ctrl_c_does(run, tiny_corpus, tmp_path, 
     was trained instead of losing it."""
     closed_pipe_after(load("v1_bigram"), monkeypatch, 2)  # the parameter count and step 0
     code, _, err = run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "run"))
-    assert code == 130 and err == f"stopped at step 10: saved in {tmp_path / 'run'}\n"
-    assert torch.load(tmp_path / "run" / "ckpt.pt", weights_only=True)["step"] == 10
+    assert code == 130 and err == f"stopped at step 4: saved in {tmp_path / 'run'}\n"
+    assert torch.load(tmp_path / "run" / "ckpt.pt", weights_only=True)["step"] == 4
 
 
 def test_a_closed_or_full_stdout_keeps_the_run(run, tiny_corpus, tmp_path, monkeypatch):
@@ -363,7 +363,7 @@ def test_a_closed_or_full_stdout_keeps_the_run(run, tiny_corpus, tmp_path, monke
 
     monkeypatch.setattr(load("v1_bigram"), "print", print_to_a_full_disk, raising=False)
     code, _, err = run("v1_bigram", tiny_args(tiny_corpus, tmp_path / "full"))
-    assert code == 130 and err == f"stopped at step 10: saved in {tmp_path / 'full'}\n"
+    assert code == 130 and err == f"stopped at step 4: saved in {tmp_path / 'full'}\n"
 
 
 @pytest.mark.parametrize("version", ENDS)
@@ -413,7 +413,7 @@ def test_a_bar_on_a_terminal_s_stderr_and_the_estimate_lines_as_they_were(run, t
         k.get("file") or at_each_print.append(terminal.getvalue()), print(*a, **k)), raising=False)
     code, barred, _ = run("v4_multihead", tiny_args(tiny_corpus, tmp_path / "b"))
     assert code == 0 and barred == plain
-    assert terminal.getvalue().count("| 0/10 [") == 3  # one bar between each two estimates
+    assert terminal.getvalue().count("| 0/4 [") == 3  # one bar between each two estimates
     assert all(s == "" or s.endswith("\r") for s in at_each_print), "a bar was left on screen"
 
 

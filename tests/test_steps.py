@@ -1,8 +1,7 @@
 """The step series (vN/steps/*.diff) and tools/steps.py: each chain, applied to the rung before,
 gives its rung's train.py byte for byte; each step holds one idea within its budget of changed
-lines; every intermediate is a working program (it trains, writes its run and generates or fills
-in) and, before attention goes both ways, is causal; a patch whose context does not match the
-file is refused, never applied with fuzz."""
+lines; every intermediate writes or fills in a sample and, before attention goes both ways, is
+causal; a patch whose context does not match the file is refused, never applied with fuzz."""
 import csv
 import fcntl
 import inspect
@@ -50,21 +49,18 @@ def intermediates(tmp_path_factory):
 
 
 @pytest.mark.parametrize("version,index", CHAINS)
-def test_every_intermediate_trains_writes_its_run_and_generates(version, index, intermediates,
-                                                                tiny_corpus, tmp_path, capsys):
+def test_every_intermediate_writes_or_fills_in_a_sample(version, index, intermediates,
+                                                        tiny_corpus):
+    """What main() prints after training. (Each step's train() runs in its exercise's check, and
+    main() around them is the plumbing, the same in every program.)"""
     module = intermediates[version, index]
-    out = tmp_path / "run"
-    argv = ["--data", tiny_corpus, "--out", out, "--device", "cpu", *TINY]
-    assert call_main(module, argv) == 0, capsys.readouterr().err
-    assert sorted(p.name for p in out.iterdir()) == ["ckpt.pt", "metrics.csv", "sample.txt"]
-    # a causal step continues a prompt; a step that sees both ways fills in a val passage
-    writes = hasattr(module.LanguageModel, "generate")
-    prompt = ["--prompt", "The "] if writes else []
-    capsys.readouterr()
-    code = call_main(module, ["--generate", "--out", out, "--sample-chars", "20", "--device",
-                              "cpu", "--data", tiny_corpus, *prompt])
-    printed, err = capsys.readouterr()
-    assert code == 0 and printed.startswith("The " if writes else ""), err
+    args = module.parse_args(["--data", str(tiny_corpus), "--sample-chars", "20", "--device",
+                              "cpu"])
+    chars = module.read_data(args.data)[0]
+    torch.manual_seed(0)
+    model = module.LanguageModel(len(chars), **{k: getattr(args, k) for k in module.MODEL_ARGS})
+    text = module.sample(model.eval(), chars, args)
+    assert isinstance(text, str) and len(text) >= 20
 
 
 def small(module):

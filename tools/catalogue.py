@@ -1406,6 +1406,7 @@ def code_only(line):
 def find_code(text, old):
     """[(start, end)] of each place in text whose code, comments aside, is old's code."""
     lines = text.split("\n")
+    codes = [code_only(line) for line in lines]
     wanted = [code_only(line) for line in old.split("\n")]
     starts = []
     offset = 0
@@ -1414,7 +1415,7 @@ def find_code(text, old):
         offset += len(line) + 1
     found = []
     for i in range(len(lines) - len(wanted) + 1):
-        code = [code_only(line) for line in lines[i:i + len(wanted)]]
+        code = codes[i:i + len(wanted)]
         if len(wanted) == 1:
             at = code[0].find(wanted[0])
             while at >= 0:

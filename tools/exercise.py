@@ -54,7 +54,7 @@ EXERCISES = ROOT / "exercises"
 DATA = ROOT / "data" / "tinyplays.txt"
 SMALL = {"batch_size": 2, "block_size": 5, "n_embd": 12, "n_head": 3, "n_layer": 2,
          "dropout": 0.1, "intermediate_size": 20, "chunk_size_ff": 1,  # odd: a swap fails
-         "sample_chars": 20,  # past block_size, so that generation must slide its window
+         "sample_chars": 9,  # past block_size, so that generation must slide its window
          "lr": 2e-3, "seed": 7, "hidden_act": "relu", "mask_prob": 0.4}  # not the defaults: code
 # that reads the global, not args.lr, differs here
 TRAIN_STEPS, TRAIN_SIZES = 6, 0  # the short training: 6 steps at the small sizes
@@ -614,6 +614,7 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
     path = Path(path).resolve()
     try:
         learner = import_learner(path)
+        source = path.read_text(encoding="utf-8-sig")
         say(text["ok"][zh].format(stage=text["stage:imports"][zh]))
         for stage, observe, agree in STAGES:
             if stage not in known.observed:
@@ -623,6 +624,7 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
             with learners(path):
                 mine = observe(learner, known.ctx)
             if not agree(mine, theirs):
+                known.seen[source, stage] = mine  # if it is a catalogued mistake's text
                 m = mistake(known, stage, mine, agree)
                 if not m and stage == "calls" and (raised := next((
                         p for p, q in zip(mine, theirs) if isinstance(p, Raising) and p != q), 0)):
@@ -662,16 +664,18 @@ def mistake(known, stage, mine, agree):
     that agrees with the target's there too shows nothing at this stage, and names nothing."""
     observe = STAGES_BY_NAME[stage]
     for i, m in enumerate(known.mistakes):
-        if (i, stage) not in known.seen:
+        key = m["text"], stage  # a program's observations follow from its text
+        if key not in known.seen:
             try:
-                if i not in known.seen:  # the mistake's program, loaded once
-                    known.seen[i] = load_source(m["text"], f"mistake_{i}", known.ctx.path)
-                module = known.seen[i]
+                if m["text"] not in known.seen:  # the mistake's program, loaded once
+                    known.seen[m["text"]] = load_source(m["text"], f"mistake_{i}",
+                                                        known.ctx.path)
+                module = known.seen[m["text"]]
                 with contextlib.redirect_stdout(io.StringIO()):
-                    known.seen[i, stage] = observe(module, known.ctx)
+                    known.seen[key] = observe(module, known.ctx)
             except Exception:  # a mistake that raises here matches nothing
-                known.seen[i, stage] = None
-        found = known.seen[i, stage]
+                known.seen[key] = None
+        found = known.seen[key]
         if found is not None and agree(mine, found) and not agree(found, known.observed[stage]):
             return m
     return None

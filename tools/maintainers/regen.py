@@ -292,6 +292,8 @@ def merge(base, ours, theirs, where):
     """base with both ours' and theirs' changes, as a three-way merge does. A UserError naming
     where when they change the same lines differently. The first line is the docstring's title
     ("v7_bert_layer, step 6 of 15: ..."), each program's own: ours where ours changes it."""
+    if theirs == base:  # no edit to carry
+        return ours
     base_lines = lines(base)
     ours_lines = lines(ours)
     theirs_lines = lines(theirs)
@@ -713,6 +715,8 @@ def line_map(old, new):
     rewrite where new rewrites lines one for one in place, None where new drops it."""
     old_lines = old.splitlines()
     new_lines = new.splitlines()
+    if old_lines == new_lines:  # the program did not change: each line is where it was
+        return list(range(len(old_lines)))
     mapped = [None] * len(old_lines)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():

@@ -1,0 +1,58 @@
+"""Run the tests on every core: one pytest process per core, each taking its share of the tests
+(tests/conftest.py deals them out), then each process's report.
+
+    python tools/run_tests.py                 # all of them: under a minute on 2 cores
+    python tools/run_tests.py -- -x -k v8     # the flags after -- go on to each pytest
+    python -m pytest                          # the same tests in one process
+
+The first process reports as it goes; the others' reports follow when they end. Exit status:
+0 when every process passed, else the first failing process's (1: a test failed).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import ROOT, ArgumentParser, command  # noqa: E402
+
+NO_TESTS = 5  # pytest's status for "no test collected": a share that -k left empty
+
+
+@command
+def main(argv=None):
+    args = ArgumentParser(__file__, __doc__).parse_with_extra(argv)
+    cores = len(os.sched_getaffinity(0))
+    command = [sys.executable, "-m", "pytest", *args.extra]
+    if cores == 1:
+        return subprocess.call(command, cwd=ROOT)
+    shares = []
+    for k in range(cores):
+        env = dict(os.environ)
+        env["TESTS_SHARE"] = f"{k}/{cores}"
+        if k == 0:
+            report = None  # straight to the terminal
+        else:
+            report = tempfile.TemporaryFile()
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=report,
+                                   stderr=subprocess.STDOUT)
+        shares.append((process, report))
+    codes = []
+    for process, report in shares:
+        codes.append(process.wait())
+        if report is not None:
+            report.seek(0)
+            sys.stdout.flush()
+            sys.stdout.buffer.write(report.read())
+            sys.stdout.flush()
+    failed = [code for code in codes if code not in (0, NO_TESTS)]
+    if failed:
+        return failed[0]
+    if all(code == NO_TESTS for code in codes):
+        return NO_TESTS
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
