@@ -214,7 +214,7 @@ def test_token_types_match_transformers_embeddings():
 
 @pytest.fixture(scope="module")
 def trained(tiny_corpus, tmp_path_factory):
-    """A v8 run of 30 steps on the tiny corpus, and its run folder."""
+    """A tiny v8 run on the tiny corpus, and its run folder."""
     out = tmp_path_factory.mktemp("v8run")
     assert v8.main([str(a) for a in tiny_args(tiny_corpus, out, "--sample-chars", 64)]) == 0
     return tiny_corpus, out
