@@ -6,6 +6,7 @@ import errno
 import hashlib
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -411,3 +412,16 @@ def test_a_real_train_py_run_by_the_runner(tiny_corpus, tmp_path):
                               ["--data", tiny_corpus, *TINY])])[0]
     assert rows[-1]["step"] == "3" and sorted(p.name for p in out.iterdir()) == [
         "ckpt.pt", "metrics.csv", "sample.txt"]
+
+
+def test_run_tests_gives_each_core_a_share_and_passes_when_every_share_passes(capfd):
+    """tools/run_tests.py: one pytest per core, each running its share of the tests once; 0 when
+    all pass, pytest's 5 when no share has a test."""
+    runner = load_tool("run_tests")
+    cores = len(os.sched_getaffinity(0))
+    argv = ["--", "-q", "-p", "no:cacheprovider", "tests/test_readme.py"]
+    assert runner.main(argv) == 0
+    out = capfd.readouterr().out
+    ran = [int(n) for n in re.findall(r"(\d+) passed", out)]
+    assert sum(ran) == 2 and len(re.findall(r"deselected|passed in", out)) == cores, out
+    assert runner.main([*argv, "-k", "no_test_is_called_this"]) == 5
