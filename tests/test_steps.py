@@ -54,13 +54,13 @@ def test_every_intermediate_writes_or_fills_in_a_sample(version, index, intermed
     """What main() prints after training. (Each step's train() runs in its exercise's check, and
     main() around them is the plumbing, the same in every program.)"""
     module = intermediates[version, index]
-    args = module.parse_args(["--data", str(tiny_corpus), "--sample-chars", "20", "--device",
-                              "cpu"])
+    args = module.parse_args(["--data", str(tiny_corpus), "--sample-chars", "10", "--device",
+                              "cpu"])  # past block_size: the window slides
     chars = module.read_data(args.data)[0]
     torch.manual_seed(0)
     model = module.LanguageModel(len(chars), **{k: getattr(args, k) for k in module.MODEL_ARGS})
     text = module.sample(model.eval(), chars, args)
-    assert isinstance(text, str) and len(text) >= 20
+    assert isinstance(text, str) and len(text) >= 10
 
 
 def small(module):

@@ -1,8 +1,9 @@
 """The exercise checker's figures: the float tolerance it allows, measured, and how long each
 exercise's check takes, as a learner runs it (a fresh process, the target as their file).
 
-    python tools/maintainers/bench_exercises.py              # both
+    python tools/maintainers/bench_exercises.py              # 1 and 2
     python tools/maintainers/bench_exercises.py --only v6    # the checks of v6's exercises
+    python tools/maintainers/bench_exercises.py --heldout    # 3
 
 1. Tolerance. v4's step 05 (a list of heads) and step 06 (the same heads batched in three
    Linears) compute one function with its float operations in another order. From the same
@@ -12,9 +13,17 @@ exercise's check takes, as a learner runs it (a fresh process, the target as the
 2. Time. Every exercise's target and starting file checked by `tools/exercise.py NAME --check
    --file FILE` in its own process, one thread, as on a learner's machine: the seconds from
    start to exit, then the slowest and the median.
+3. Diagnosis. The held-out set, heldout.json beside this script: learners' mistakes and right
+   programs in other styles, written apart from the catalogue and kept out of the tests, so
+   that it measures the checker rather than being tuned to. Each case is checked as a learner
+   checks, in a process of its own, and counted: a mistake that passes (a false pass), a right
+   program that fails (a false fail), a mistake whose message names the case's module or
+   function (located), one given a catalogued hint (hinted; whether the hint is the right one
+   is read by hand from the lines printed), and the slowest check.
 """
 import contextlib
 import io
+import json
 import statistics
 import subprocess
 import sys
@@ -105,11 +114,82 @@ def timings(only):
           f"every start failed: {failed}")
 
 
+HELDOUT = Path(__file__).resolve().parent / "heldout.json"
+
+
+def first_lines(said):
+    """What a learner reads first of a failed check: the differs line and the hint, joined."""
+    lines = [line.strip() for line in said.splitlines()]
+    kept = [line for line in lines if line and not line.startswith("ok ")]
+    return " / ".join(kept[:4])
+
+
+def heldout():
+    """Each held-out case checked in a process of its own: a line per case, then the counts."""
+    import catalogue
+
+    targets = {name: target for name, _, target in exercise.exercises()}
+    cases = json.loads(HELDOUT.read_text(encoding="utf-8"))
+    counts = {"mistakes": 0, "right": 0, "false passes": 0, "false fails": 0, "located": 0,
+              "hinted": 0, "not applied": 0}
+    slowest = (0.0, "")
+    with tempfile.TemporaryDirectory() as folder:
+        for case in cases:
+            text = catalogue.apply_edits(targets.get(case["exercise"], ""), case["edits"])
+            if text is None:
+                counts["not applied"] += 1
+                print(f"{case['id']:<44} not applied: an old text is not in the target once")
+                continue
+            path = Path(folder, case["id"] + ".py")
+            path.write_text(text, encoding="utf-8")
+            start = time.perf_counter()
+            done = subprocess.run([sys.executable, "tools/exercise.py", case["exercise"],
+                                   "--check", "--file", str(path)], cwd=ROOT,
+                                  capture_output=True, text=True,
+                                  env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"})
+            took = time.perf_counter() - start
+            if took > slowest[0]:
+                slowest = (took, case["id"])
+            said = done.stdout + done.stderr
+            if case["kind"] == "right":
+                counts["right"] += 1
+                verdict = "passed" if done.returncode == 0 else "FALSE FAIL"
+                if done.returncode != 0:
+                    counts["false fails"] += 1
+            else:
+                counts["mistakes"] += 1
+                failed_lines = said.split("  ok ")[-1]
+                located = case["module"] in failed_lines
+                hinted = "hint:" in said and "none of the mistakes" not in said
+                counts["located"] += located
+                counts["hinted"] += hinted
+                if done.returncode == 0:
+                    counts["false passes"] += 1
+                    verdict = "FALSE PASS"
+                else:
+                    verdict = ("located" if located else "not located") + \
+                        (", hinted" if hinted else "")
+            print(f"{case['id']:<44} {took:5.2f} s  {verdict}: {first_lines(said)[:160]}",
+                  flush=True)
+    mistakes = max(counts["mistakes"], 1)
+    print(f"{counts['mistakes']} mistakes, {counts['right']} right programs: "
+          f"{counts['false passes']} false passes, {counts['false fails']} false fails, "
+          f"located {counts['located']} ({100 * counts['located'] / mistakes:.0f}%), "
+          f"hinted {counts['hinted']} ({100 * counts['hinted'] / mistakes:.0f}%), "
+          f"{counts['not applied']} not applied; slowest check {slowest[0]:.2f} s "
+          f"({slowest[1]})")
+    return counts
+
+
 @command
 def main(argv=None):
     p = ArgumentParser(__file__, __doc__)
     p.add_argument("--only", default="", help="the exercises whose names start so")
+    p.add_argument("--heldout", action="store_true", help="only 3: the held-out set")
     args = p.parse_args(argv)
+    if args.heldout:
+        heldout()
+        return 0
     if not args.only:
         tolerance()
     timings(args.only)
