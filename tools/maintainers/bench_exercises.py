@@ -124,10 +124,23 @@ def first_lines(said):
     return " / ".join(kept[:4])
 
 
-def heldout():
-    """Each held-out case checked in a process of its own: a line per case, then the counts."""
+def apply(text, edits):
+    """text with each (old, new) made: old found as written, exactly once, or else by its code
+    alone (catalogue.apply_edits: a comment edited since the case was written); None if not."""
     import catalogue
 
+    for old, new in edits:
+        if text.count(old) == 1:
+            text = text.replace(old, new)
+        else:
+            text = catalogue.apply_edits(text, [(old, new)])
+            if text is None:
+                return None
+    return text
+
+
+def heldout():
+    """Each held-out case checked in a process of its own: a line per case, then the counts."""
     targets = {name: target for name, _, target in exercise.exercises()}
     cases = json.loads(HELDOUT.read_text(encoding="utf-8"))
     counts = {"mistakes": 0, "right": 0, "false passes": 0, "false fails": 0, "located": 0,
@@ -135,7 +148,7 @@ def heldout():
     slowest = (0.0, "")
     with tempfile.TemporaryDirectory() as folder:
         for case in cases:
-            text = catalogue.apply_edits(targets.get(case["exercise"], ""), case["edits"])
+            text = apply(targets.get(case["exercise"], ""), case["edits"])
             if text is None:
                 counts["not applied"] += 1
                 print(f"{case['id']:<44} not applied: an old text is not in the target once")
