@@ -102,3 +102,10 @@ def test_links_to_english_only_pages_say_so(doc):
         after = text[m.end():m.end() + 6]
         assert label.endswith("（英文）") or after.startswith("（英文）"), (
             f"{doc}: the link to {link} leads to a page in English: add （英文） after it")
+
+
+@pytest.mark.parametrize("doc", ZH_DOCS)
+def test_every_exercise_command_a_chinese_doc_shows_keeps_lang_zh(doc):
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    for command in re.findall(r"`(python tools/exercise\.py[^`]*)`", text):
+        assert "--lang zh" in command, f"{doc}: {command}"

@@ -440,3 +440,21 @@ def test_a_broken_patch_spoils_only_its_own_rung(workspace, tmp_path, monkeypatc
     assert exercise.main(["v7_bert_layer/05-qkv-bias"]) == 0
     assert exercise.main(["v6_block/03-projections"]) == 2
     assert "02-residual.diff" in capsys.readouterr().err
+
+
+def test_the_chinese_path_lists_in_chinese_and_every_command_it_suggests_keeps_lang_zh(
+        workspace, capsys):
+    assert exercise.main(["--lang", "zh"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    rows = [line for line in listed if line.strip().startswith("v")]
+    assert len(rows) == len(NAMES) and all(exercise.columns(line) <= 99 for line in rows)
+    assert all(any("\u4e00" <= c <= "\u9fff" for c in line[40:]) for line in rows), rows[0]
+    said = [line for line in listed if "python tools/exercise.py" in line]
+    assert exercise.main(["v5_ffn", "--lang", "zh"]) == 0
+    said += capsys.readouterr().out.splitlines()
+    said += (workspace / "v5_ffn" / "train.py").read_text(encoding="utf-8").splitlines()
+    for argv in (["v7_bert_layer/07-gelu"], ["v99"], ["v6_block", "--check"]):
+        assert exercise.main([*argv, "--lang", "zh"]) == 2
+        said.append(capsys.readouterr().err)
+    commands = [line for line in said if "python tools/exercise.py" in line]
+    assert len(commands) >= 6 and all("--lang zh" in line for line in commands), commands

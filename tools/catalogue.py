@@ -1372,13 +1372,13 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "checking": ("checking {path} against {name}", "检查 {path}，对照 {name}"),
     "written": ("wrote {path}: {task}\nWhen you think it is done:  python tools/exercise.py "
                 "{name} --check",
-                "已写入 {path}：{task}\n写好后检查：  python tools/exercise.py {name} --check"),
+                "已写入 {path}：{task}\n写好后检查：  python tools/exercise.py {name} --check --lang zh"),
     "started": ("started", "已开始"),
     "edited": ("edited", "改过了"),
     "passed_status": ("passed", "已通过"),
     "list_footer": ("\nStart one:  python tools/exercise.py v5_ffn   (a rung in one go, or its "
                     "steps one idea at a time)\nedited: changed since it passed its check",
-                    "\n开始一个：  python tools/exercise.py v5_ffn   （一次做完一级，或逐个步骤来）"
+                    "\n开始一个：  python tools/exercise.py v5_ffn --lang zh   （一次做完一级，或逐个步骤来）"
                     "\n改过了：通过检查之后又改过"),
     "docstring": ("Exercise {name}: {what}.\n\nWhat to build: {task}\n\nEdit the lesson part above "
                   "the fence; leave the plumbing below it as it is.\n"
@@ -1387,9 +1387,9 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                   "Start over: delete this file, then python tools/exercise.py {name}\n",
                   "练习 {name}\n\n要写的：{task}\n\n只改分隔线上面的课程部分；"
                   "下面的管道代码保持原样。\n"
-                  "检查：\n    python tools/exercise.py {name} --check\n"
+                  "检查：\n    python tools/exercise.py {name} --check --lang zh\n"
                   "通过后训练：\n    {run}\n"
-                  "重新开始：删掉这个文件，再运行 python tools/exercise.py {name}\n"),
+                  "重新开始：删掉这个文件，再运行 python tools/exercise.py {name} --lang zh\n"),
 }
 
 

@@ -41,6 +41,7 @@ import tempfile
 import textwrap
 import traceback
 import types
+import unicodedata
 import zlib
 from pathlib import Path
 
@@ -111,8 +112,9 @@ def renamed():
     return {old: new for old, new in rows}
 
 
-def find(name, names):
-    """The exercise called name: v5_ffn, v6_block/02-residual, v6_block/02 or with a slash."""
+def find(name, names, lang=""):
+    """The exercise called name: v5_ffn, v6_block/02-residual, v6_block/02 or with a slash.
+    lang: the flag the commands it suggests carry (" --lang zh"), or none."""
     name = name.strip("/").removeprefix("exercises/").removesuffix("/train.py")
     for found, _ in names:
         rung, _, step = found.partition("/")
@@ -122,10 +124,10 @@ def find(name, names):
         new = renamed()[name]
         raise UserError(f"exercise {name} is now {new} (the steps were renumbered when one was "
                         f"split): move exercises/{name}/ to exercises/{new}/ if you started it, "
-                        f"then run python tools/exercise.py {new}")
+                        f"then run python tools/exercise.py {new}{lang}")
     if name == VERSIONS[0]:
         raise UserError(f"{name} is the first rung: the exercises start at {VERSIONS[1]}")
-    raise UserError(f"no exercise {name!r}: run python tools/exercise.py for the list")
+    raise UserError(f"no exercise {name!r}: run python tools/exercise.py{lang} for the list")
 
 
 def describe(target):
@@ -718,16 +720,30 @@ def language(given):
     return "en"
 
 
+def columns(text):
+    """The columns text takes on a terminal: a Chinese character takes two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def fitted(line, width):
+    """line cut to at most width columns, an ellipsis marking the cut: one line on a screen."""
+    if columns(line) <= width:
+        return line
+    while columns(line) > width - 1:
+        line = line[:-1]
+    return line + "…"
+
+
 def passed_file(name):
     return folder(name) / ".passed"
 
 
-def refuse_what_is_in_the_way(name):
+def refuse_what_is_in_the_way(name, lang=""):
     """A UserError for what is in the way of the exercise's file: a file where its folder should
     be; a folder or a link to nothing where the file should be. (The file itself is written
     beside and moved into place, so a stop never leaves half of it.)"""
     mine = folder(name) / "train.py"
-    again = f"python tools/exercise.py {name}"
+    again = f"python tools/exercise.py {name}{lang}"
     folders = [f for f in [mine.parent, *mine.parent.parents] if f.is_relative_to(EXERCISES)]
     for above in folders:
         if os.path.lexists(above) and not above.is_dir():
@@ -776,19 +792,23 @@ def main(argv=None):
             raise UserError("--check and --file need an exercise: e.g. python tools/exercise.py "
                             "v5_ffn --check")
         for name, what in names:
+            if zh:  # the task, in Chinese, as much as the line holds
+                what = catalogue.TASKS[name][1]
             indent = "  " * ("/" in name)
-            line = f"{indent}{name:<{40 - len(indent)}} {status(name, zh):<8} {what}"
-            print(line if len(line) <= 99 else line[:98] + "…")  # one line on a 100-column screen
+            label = status(name, zh)
+            label += " " * (8 - columns(label))
+            print(fitted(f"{indent}{name:<{40 - len(indent)}} {label} {what}", 99))
         print(catalogue.TEXT["list_footer"][zh])
         return 0
-    name = find(args.exercise, names)
+    lang = " --lang zh" if zh else ""  # carried into every command a message suggests
+    name = find(args.exercise, names, lang)
     start, target = programs(name)
     if args.file and not args.check:
         raise UserError("--file needs --check: python tools/exercise.py "
-                        f"{name} --check --file {args.file}")
+                        f"{name} --check --file {args.file}{lang}")
     mine = folder(name) / "train.py"
     if not args.file:  # the exercise's own file: nothing else in its place
-        refuse_what_is_in_the_way(name)
+        refuse_what_is_in_the_way(name, lang)
     if not args.check:
         if os.path.lexists(mine):
             raise UserError(f"{shown(mine)} exists and is never overwritten: check it with "
@@ -802,7 +822,7 @@ def main(argv=None):
         return 0
     path = args.file or mine
     if not path.is_file():
-        raise UserError(f"no file at {path}: run python tools/exercise.py {name} first" if
+        raise UserError(f"no file at {path}: run python tools/exercise.py {name}{lang} first" if
                         not args.file else f"--file {path} is not a file: pass your train.py")
     print(catalogue.TEXT["checking"][zh].format(path=shown(path.resolve()), name=name))
     if not check(name, target, path, "zh" if zh else "en"):
