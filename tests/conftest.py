@@ -190,20 +190,21 @@ def share_group(item):
 
 def pytest_collection_modifyitems(config, items):
     """tools/run_tests.py runs one pytest per core, TESTS_SHARE=k/n telling each its share: the
-    groups of share_group, dealt out in turn."""
+    groups of share_group, the largest first, each to the process with the fewest tests so far
+    (every process computes the same shares from the same collection)."""
     share = os.environ.get("TESTS_SHARE")
     if not share:
         return
     k, n = (int(part) for part in share.split("/"))
     groups = {}
     for item in items:
-        groups.setdefault(share_group(item), len(groups))
-    mine = []
-    others = []
-    for item in items:
-        if groups[share_group(item)] % n == k:
-            mine.append(item)
-        else:
-            others.append(item)
-    config.hook.pytest_deselected(items=others)
-    items[:] = mine
+        groups.setdefault(share_group(item), []).append(item)
+    loads = [0] * n
+    mine = set()
+    for key in sorted(groups, key=lambda key: -len(groups[key])):  # a stable sort: ties in order
+        least = loads.index(min(loads))
+        loads[least] += len(groups[key])
+        if least == k:
+            mine.update(id(item) for item in groups[key])
+    config.hook.pytest_deselected(items=[item for item in items if id(item) not in mine])
+    items[:] = [item for item in items if id(item) in mine]

@@ -600,29 +600,40 @@ def summary(value, other=None):
 
 
 # ------------------------------------------------------------------ the check
-def check(name, target_text, path, lang="en", say=print, cache=None):
-    """Check the file at path against the exercise's target; True when it passes. Each stage's
-    line goes to say(); a difference ends with one hint. cache: a dict kept between calls (the
-    target, what it gives at each stage, its mistakes), so that each is loaded once."""
-    zh, text = lang == "zh", catalogue.TEXT
-    cache = {} if cache is None else cache
+def known_target(name, target_text, cache):
+    """The exercise's target loaded, with its Context, what it gives at each stage (observed,
+    filled as stages ask) and its mistakes: made once per cache, a dict kept between checks."""
     if name not in cache:
         target = load_source(target_text, f"target_{len(cache)}", ROOT / name / "train.py")
         ctx = Context(target)
         ctx.calls = catalogue.CALLS.get(name.split("/")[0], [])
         cache[name] = types.SimpleNamespace(target=target, ctx=ctx, observed={}, seen={},
                                             mistakes=catalogue.mistakes_for(name, target_text))
-    known = cache[name]
+    return cache[name]
+
+
+def observed(known, stage, observe):
+    """What the target gives at stage, observed once."""
+    if stage not in known.observed:
+        with contextlib.redirect_stdout(io.StringIO()):
+            known.observed[stage] = observe(known.target, known.ctx)
+    return known.observed[stage]
+
+
+def check(name, target_text, path, lang="en", say=print, cache=None):
+    """Check the file at path against the exercise's target; True when it passes. Each stage's
+    line goes to say(); a difference ends with one hint. cache: a dict kept between calls (the
+    target, what it gives at each stage, its mistakes), so that each is loaded once."""
+    zh, text = lang == "zh", catalogue.TEXT
+    cache = {} if cache is None else cache
+    known = known_target(name, target_text, cache)
     path = Path(path).resolve()
     try:
         learner = import_learner(path)
         source = path.read_text(encoding="utf-8-sig")
         say(text["ok"][zh].format(stage=text["stage:imports"][zh]))
         for stage, observe, agree in STAGES:
-            if stage not in known.observed:
-                with contextlib.redirect_stdout(io.StringIO()):
-                    known.observed[stage] = observe(known.target, known.ctx)
-            theirs = known.observed[stage]
+            theirs = observed(known, stage, observe)
             with learners(path):
                 mine = observe(learner, known.ctx)
             if not agree(mine, theirs):
