@@ -471,3 +471,15 @@ def test_the_chinese_path_lists_in_chinese_and_every_command_it_suggests_keeps_l
         said.append(capsys.readouterr().err)
     commands = [line for line in said if "python tools/exercise.py" in line]
     assert len(commands) >= 6 and all("--lang zh" in line for line in commands), commands
+
+
+def test_a_pass_says_what_loss_to_expect_and_how_far_the_seeds_spread():
+    """For a rung, its reference run's loss and the range of seeds.csv; for a step, its rows'
+    mean and range, or that its row ran one seed."""
+    rung = exercise.expected("v6_block", False)
+    assert "seed 1337" in rung and "over 10 seeds it ends from" in rung
+    one = [n for n in NAMES if n.startswith("v7_bert_layer/") and exercise.expected(n, False)
+           .endswith("no range to compare with)")]
+    assert one and all("10 seeds" in exercise.expected(n, False) for n in NAMES
+                       if n.startswith("v6_block/"))
+    assert "个种子的结果在" in exercise.expected("v6_block", True)

@@ -1295,12 +1295,17 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                "Train it in full:  {run}\n{expect}",
                "通过：你的代码和目标程序算的一样。\n完整训练：  {run}\n{expect}"),
     "expect_rung": ("expect a val loss near {val:.4f} at step {step} (the reference run, seed "
-                    "1337; the last decimals vary a little between CPUs)",
+                    "1337; the last decimals vary a little between CPUs); over {seeds} seeds it "
+                    "ends from {low:.4f} to {high:.4f}",
                     "预期训练第 {step} 步时验证损失约为 {val:.4f}（参考运行，种子 1337；"
-                    "不同 CPU 的最后几位小数会略有不同）"),
+                    "不同 CPU 的最后几位小数会略有不同）；{seeds} 个种子的结果在 {low:.4f} 到 "
+                    "{high:.4f} 之间"),
     "expect_step": ("expect a val loss near {mean:.3f} (the reference: {seeds} seeds, "
                     "{low:.3f} to {high:.3f})",
                     "预期验证损失约为 {mean:.3f}（参考：{seeds} 个种子，{low:.3f} 到 {high:.3f}）"),
+    "expect_one_seed": ("expect a val loss near {mean:.3f} (the reference ran one seed: no range "
+                        "to compare with)",
+                        "预期验证损失约为 {mean:.3f}（参考只跑了一个种子，没有范围可比）"),
     "main_on_import": ("line {line} trains when the file is imported: keep main() under "
                        "if __name__ == \"__main__\":, so that importing trains nothing",
                        "第 {line} 行在导入文件时就会训练：把 main() 留在 "

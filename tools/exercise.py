@@ -705,17 +705,23 @@ def doc_section(m, zh):
 
 
 def expected(name, zh):
-    """The full run's expected val loss, from reference/."""
+    """The full run's expected val loss, from reference/: for a rung, its reference run's and
+    the range over the seeds of seeds.csv; for a step, the mean and range of its rows' seeds."""
     import csv
 
     rung, _, step = name.partition("/")
     if not step:
         with open(ROOT / "reference" / "tinyplays" / f"{rung}.csv") as f:
             last = list(csv.DictReader(f))[-1]
-        return catalogue.TEXT["expect_rung"][zh].format(val=float(last["val_loss"]),
-                                                        step=last["step"])
+        with open(ROOT / "reference" / "tinyplays" / "seeds.csv") as f:
+            ends = [float(r["val_loss"]) for r in csv.DictReader(f) if r["version"] == rung]
+        return catalogue.TEXT["expect_rung"][zh].format(
+            val=float(last["val_loss"]), step=last["step"], seeds=len(ends), low=min(ends),
+            high=max(ends))
     with open(ROOT / "reference" / "steps" / f"{rung}.csv") as f:
         row = next(r for r in csv.DictReader(f) if r["step"] == step)
+    if row["seeds"] == "1":
+        return catalogue.TEXT["expect_one_seed"][zh].format(mean=float(row["val_mean"]))
     return catalogue.TEXT["expect_step"][zh].format(
         mean=float(row["val_mean"]), low=float(row["val_min"]), high=float(row["val_max"]),
         seeds=row["seeds"])
