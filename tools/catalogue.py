@@ -1163,8 +1163,8 @@ GENERATE = [  # a causal rung's generation, with and without a prompt; a window 
     "m.sample(model, chars, type(args)(**{**vars(args), 'prompt': chars[20:23]}))",
     "model(x[:, :3])[0]"]
 CALLS = {  # rung: expressions a check evaluates on the target and on the learner's file alike
-    # (model: the target's weights, in eval mode; m: the module; x, y: a batch; fill(model):
-    # weights set from each parameter's name)
+    # (model: the target's weights, in training mode, as main() hands it to sample(); m: the
+    # module; x, y: a batch; fill(model): weights set from each parameter's name)
     "v4_multihead": GENERATE,
     "v5_ffn": GENERATE,
     "v6_block": GENERATE,

@@ -362,9 +362,11 @@ def fill(model):
 
 
 def calls(module, ctx):
-    """The rung's other calls (catalogue.CALLS), each evaluated from the target's weights."""
+    """The rung's other calls (catalogue.CALLS), each evaluated from the target's weights, on a
+    model in training mode, as main() hands it to sample() (after training, or as loaded): a
+    function that needs eval mode must set it."""
     torch, args, (x, y) = ctx.torch, ctx.configs[0], ctx.batches[0]
-    model, results = build(module, ctx, args, ctx.weights[0]).eval(), []
+    model, results = build(module, ctx, args, ctx.weights[0]), []
     for text in ctx.calls:
         seed(torch, 3)
         names = {"model": model, "m": module, "x": x, "y": y, "args": args, "torch": torch,
