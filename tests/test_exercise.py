@@ -483,3 +483,19 @@ def test_a_pass_says_what_loss_to_expect_and_how_far_the_seeds_spread():
     assert one and all("10 seeds" in exercise.expected(n, False) for n in NAMES
                        if n.startswith("v6_block/"))
     assert "个种子的结果在" in exercise.expected("v6_block", True)
+
+
+def test_right_code_that_names_its_layers_otherwise_passes_and_is_told_how_they_match(tmp_path):
+    """In v4 to v6 the names are not the lesson: `self.fc` with F.relu is a right v5. The check
+    matches the learner's parameters to the target's by shape and order, says so, and uses
+    that in every stage; a mistake under other names still fails."""
+    renamed = TARGETS["v5_ffn"].replace(
+        "        self.net = nn.Sequential(\n            nn.Linear(n_embd, n_embd),\n"
+        "            nn.ReLU(),\n        )\n", "        self.fc = nn.Linear(n_embd, n_embd)\n"
+    ).replace("        return self.net(x)  # (B, T, C)", "        return F.relu(self.fc(x))")
+    assert renamed.count("self.fc") == 2
+    passed, said = run_check("v5_ffn", renamed, tmp_path)
+    assert passed and "your ffwd.fc is the target's ffwd.net.0" in said, said
+    no_relu = renamed.replace("return F.relu(self.fc(x))", "return self.fc(x)")
+    passed, said = run_check("v5_ffn", no_relu, tmp_path)
+    assert not passed and "differs  outputs" in said, said

@@ -1375,6 +1375,11 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                  "模型和批量都一致，损失却分开了：你的是 {yours}，目标是 {value}（训练循环不同）"),
     "doc": ('{path}, "{section}"', "{path} 的“{section}”"),
     "checking": ("checking {path} against {name}", "检查 {path}，对照 {name}"),
+    "named_otherwise": ("  named otherwise: {pairs} (the same shapes in the same order: the "
+                        "checks below match them)",
+                        "  名字不同：{pairs}（形状和顺序都一样：下面的检查按这个对应来比）"),
+    "named_pair": ("your {mine} is the target's {theirs}", "你的 {mine} 就是目标程序的 {theirs}"),
+    "and_more": (", and {n} more", "，另外还有 {n} 处"),
     "written": ("wrote {path}: {task}\nWhen you think it is done:  python tools/exercise.py "
                 "{name} --check",
                 "已写入 {path}：{task}\n写好后检查：  python tools/exercise.py {name} --check --lang zh"),

@@ -14,7 +14,8 @@ file (which trains nothing), then compares it with the target program stage by s
 at the first difference, with a hint:
 
     hyperparameters  their names and default values, and MODEL_ARGS
-    parameters       names and shapes, at small odd sizes and at the defaults
+    parameters       names and shapes, at small odd sizes and at the defaults (v4 to v6:
+                     layers you named otherwise are matched by shape and order, and said so)
     initial weights  the scale of each tensor your model starts from
     outputs          the target's weights copied into your model: every module's output, the
                      logits, the loss and the gradients, compared
@@ -277,7 +278,7 @@ def seed(torch, number):
 
 def build(module, ctx, args, weights=None):
     """module's LanguageModel with the target's MODEL_ARGS from args, seeded as train.py seeds
-    it; weights (by name) copied in."""
+    it; weights (by the target's names) copied in."""
     torch = ctx.torch
     seed(torch, args.seed)
     model = module.LanguageModel(len(ctx.chars),
@@ -285,8 +286,37 @@ def build(module, ctx, args, weights=None):
     if weights:
         with torch.no_grad():
             for name, p in model.named_parameters():
-                p.copy_(weights[name])
+                p.copy_(weights[as_target(module, name)])
     return model
+
+
+def as_target(module, name):
+    """A parameter's (or a module's) name as the target calls it: the learner's own where
+    matched_names found that theirs differ by name alone."""
+    names = getattr(module, "__target_names__", {})
+    if name in names:
+        return names[name]
+    return name
+
+
+def matched_names(learner, ctx, name):
+    """{the learner's parameter or module name: the target's} where only the names differ: in
+    v4 to v6 (where the names are not the lesson; in v7 and v8 HF's are), the same shapes in
+    the same order at both sizes. None where the names are the target's or differ otherwise."""
+    if name.split("/")[0] not in VERSIONS[1:4]:
+        return None
+    found = {}
+    for args, weights in zip(ctx.configs, ctx.weights):
+        mine = [(n, tuple(p.shape)) for n, p in build(learner, ctx, args).named_parameters()]
+        theirs = [(n, tuple(p.shape)) for n, p in weights.items()]
+        if [n for n, _ in mine] == [n for n, _ in theirs]:
+            return None
+        if [s for _, s in mine] != [s for _, s in theirs]:
+            return None
+        for (n, _), (t, _) in zip(mine, theirs):
+            found[n] = t
+            found[n.rpartition(".")[0]] = t.rpartition(".")[0]  # its module
+    return found
 
 
 def hyperparameters(module, ctx):
@@ -296,16 +326,16 @@ def hyperparameters(module, ctx):
 
 
 def parameters(module, ctx):
-    return [{k: tuple(p.shape) for k, p in build(module, ctx, args).named_parameters()}
-            for args in ctx.configs]
+    return [{as_target(module, k): tuple(p.shape)
+             for k, p in build(module, ctx, args).named_parameters()} for args in ctx.configs]
 
 
 def initial_weights(module, ctx):
     """Each tensor's mean, spread and size as the model starts (default sizes): N(0, 0.02) and
     PyTorch's own uniform start differ here, and no weight copied in can hide it."""
     model = build(module, ctx, ctx.configs[1])
-    return {k: (p.mean().item(), p.std().item() if p.numel() > 1 else 0.0, p.numel())
-            for k, p in model.named_parameters()}
+    return {as_target(module, k): (p.mean().item(), p.std().item() if p.numel() > 1 else 0.0,
+                                   p.numel()) for k, p in model.named_parameters()}
 
 
 def outputs(module, ctx):
@@ -317,15 +347,15 @@ def outputs(module, ctx):
         names = {}  # a module shared by two places (one GELU object) would mix their outputs
         for n, m in model.named_modules(remove_duplicate=False):
             names.setdefault(id(m), []).append(n)
-        hooks = [m.register_forward_hook(lambda m, i, o, n=n: calls.setdefault(n, []).append(o))
-                 for n, m in model.named_modules() if n and len(names[id(m)]) == 1]
+        hooks = [m.register_forward_hook(lambda m, i, o, n=as_target(module, n): calls.setdefault(
+            n, []).append(o)) for n, m in model.named_modules() if n and len(names[id(m)]) == 1]
         seed(torch, 1)  # dropout draws the same masks
         logits, loss = model(x, y)
         loss.backward()
         for h in hooks:
             h.remove()
         seen.append({"calls": calls, "logits": logits, "loss": loss, "grads": {
-            k: p.grad for k, p in model.named_parameters()}})
+            as_target(module, k): p.grad for k, p in model.named_parameters()}})
     return seen
 
 
@@ -634,6 +664,17 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
         learner = import_learner(path)
         source = path.read_text(encoding="utf-8-sig")
         say(text["ok"][zh].format(stage=text["stage:imports"][zh]))
+        with learners(path):
+            names = matched_names(learner, known.ctx, name)
+        if names:  # used by every stage, and by the catalogue's matching
+            learner.__target_names__ = names
+            pairs = [text["named_pair"][zh].format(mine=m, theirs=t) for m, t in names.items()
+                     if m != t and (m + ".weight" in names or m + ".bias" in names)]
+            joiner = "；" if zh else "; "
+            shown_pairs = joiner.join(pairs[:2])
+            if len(pairs) > 2:
+                shown_pairs += text["and_more"][zh].format(n=len(pairs) - 2)
+            say(wrap(text["named_otherwise"][zh].format(pairs=shown_pairs)))
         for stage, observe, agree in STAGES:
             theirs = observed(known, stage, observe)
             with learners(path):
