@@ -1,7 +1,7 @@
 """Run the tests on every core: one pytest process per core, each taking its share of the tests
 (tests/conftest.py deals them out), then each process's report.
 
-    python tools/run_tests.py                 # all of them: under a minute on 2 cores
+    python tools/run_tests.py                 # all of them: about a minute on 2 cores
     python tools/run_tests.py -- -x -k v8     # the flags after -- go on to each pytest
     python -m pytest                          # the same tests in one process
 
@@ -20,17 +20,24 @@ from common import ROOT, ArgumentParser, command  # noqa: E402
 NO_TESTS = 5  # pytest's status for "no test collected": a share that -k left empty
 
 
+def cores():
+    """The cores this process may use (Linux knows; elsewhere, the machine's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 @command
 def main(argv=None):
     args = ArgumentParser(__file__, __doc__).parse_with_extra(argv)
-    cores = len(os.sched_getaffinity(0))
+    n = cores()
     command = [sys.executable, "-m", "pytest", *args.extra]
-    if cores == 1:
+    if n == 1:
         return subprocess.call(command, cwd=ROOT)
     shares = []
-    for k in range(cores):
+    for k in range(n):
         env = dict(os.environ)
-        env["TESTS_SHARE"] = f"{k}/{cores}"
+        env["TESTS_SHARE"] = f"{k}/{n}"
         if k == 0:
             report = None  # straight to the terminal
         else:
