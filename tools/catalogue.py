@@ -1287,8 +1287,8 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "ok": ("  ok     {stage}", "  通过   {stage}"),
     "differs": ("  differs  {stage}:\n    {why}", "  不同   {stage}：\n    {why}"),
     "hint": ("hint: {hint}\n      See {doc}.", "提示：{hint}\n      参见 {doc}。"),
-    "no_hint": ("hint: this is none of the mistakes the checker knows. The exercise asks: "
-                "{task}", "提示：这不是检查器认识的常见错误。这个练习要求：{task}"),
+    "no_hint": ("read: {path}, where this exercise's idea is explained",
+                "参见：{path}，那里讲了这道练习的想法"),
     "raised": ("  your code raised an error (the frames in your file, then the error):\n{error}",
                "  你的代码抛出了错误（先是你文件里的调用帧，然后是错误）：\n{error}"),
     "passed": ("passed: your code computes what the target computes.\n"

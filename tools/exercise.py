@@ -700,7 +700,8 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
         if m := d.values.get("mistake"):
             say(wrap(text["hint"][zh].format(hint=m["hint"][zh], doc=doc_section(m, zh))))
         elif d.stage != "imports":
-            say(wrap(text["no_hint"][zh].format(task=catalogue.TASKS[name][zh])))
+            rung = name.split("/")[0]  # where to read, not the task again
+            say(wrap(text["no_hint"][zh].format(path=f"{rung}/README{'.zh-CN' * zh}.md")))
         return False
     except Raised as e:
         say(text["raised"][zh].format(error=str(e)))
