@@ -252,3 +252,21 @@ def test_every_run_is_in_the_legend_or_named_as_too_short_to_draw(tmp_path, call
     result = call(young, "-o", output)
     assert_one_line_error(result, "young")
     assert not output.exists()
+
+
+def test_reference_draws_how_far_the_seeds_of_seeds_csv_end(tmp_path, call, drawn):
+    """Is my loss normal? Beside the reference curve, a bar at its last step spans the final val
+    losses of the same defaults over the seeds of seeds.csv, and the legend says how many."""
+    import csv
+
+    plays = write_checkpoint(write_metrics(tmp_path / "v6_block", ROWS), "v6_block")
+    assert call(plays, "--reference", "-o", tmp_path / "x.png")[0] == 0
+    with open(REFERENCE / "seeds.csv", newline="") as f:
+        ends = [float(r["val_loss"]) for r in csv.DictReader(f) if r["version"] == "v6_block"]
+    bars = [c for c in drawn[-1].axes[0].collections if c.get_label().endswith(
+        f"end {min(ends):.3f} to {max(ends):.3f}")]
+    assert len(ends) == 10 and len(bars) == 1
+    (low, high), = [sorted(seg[:, 1]) for seg in bars[0].get_segments()]
+    assert (low, high) == pytest.approx((min(ends), max(ends)))
+    legend = [t.get_text() for t in drawn[-1].axes[0].get_legend().get_texts()]
+    assert f"10 seeds end {min(ends):.3f} to {max(ends):.3f}" in legend

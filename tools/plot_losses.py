@@ -14,6 +14,8 @@ it, and the others are drawn.
 (reference/<dataset>/<version>.csv: the seeded default runs behind the README's table), to answer
 "is my loss normal?". The run's ckpt.pt names its version and the sha256 of the text it trained
 on; there are reference runs on data/tinyplays.txt and on tiny shakespeare (data/prepare.py).
+Where the same defaults ran over several seeds (<dataset>/seeds.csv), a bar at the reference's
+last step spans their final val losses: how far another seed may land.
 
     python tools/plot_losses.py runs/v6_block runs/v7_bert_layer --from-step 500 -o runs/v6_v7.png
 
@@ -99,6 +101,20 @@ def reference_for(run):
     return (f"{version} reference ({dataset})", *curves)
 
 
+def seed_spread(run):
+    """(seeds, lowest, highest) of the final val losses in seeds.csv of a run folder's version
+    and data, or None where fewer than two seeds ran."""
+    ckpt = checkpoint(run)
+    path = REFERENCE / reference_dataset(ckpt["data_sha256"]) / "seeds.csv"
+    if not path.is_file():
+        return None
+    with open(path, newline="") as f:
+        ends = [float(r["val_loss"]) for r in csv.DictReader(f) if r["version"] == ckpt["version"]]
+    if len(ends) < 2:
+        return None
+    return len(ends), min(ends), max(ends)
+
+
 def run_folder(path):
     """The run folder of a plot argument: itself, or the folder of a metrics.csv; else None."""
     path = Path(path)
@@ -166,9 +182,9 @@ def curves_only(runs, versions, first):
     return [runs[i] for i in kept], [versions[i] for i in kept]
 
 
-def plot(runs, output, title=None, ylim=None, note=None):
+def plot(runs, output, title=None, ylim=None, note=None, spreads=None):
     """Draw runs into the PNG file output; ylim: (low, high) of the y axis; note: a line under
-    the title."""
+    the title; spreads: {index of a run: (seeds, lowest, highest)}, a bar at its last step."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     keyed = []  # the lines the legend names, handed to it: on its own it skips a label "_a..."
@@ -176,6 +192,10 @@ def plot(runs, output, title=None, ylim=None, note=None):
         color = f"C{i % 10}"
         keyed += ax.plot(steps, val, "-", color=color, label=f"{label} val {val[-1]:.3f}")
         ax.plot(steps, train, "--", color=color, alpha=0.7, linewidth=1)
+        if spreads and i in spreads:
+            seeds, low, high = spreads[i]
+            keyed.append(ax.vlines(steps[-1], low, high, color=color, linewidth=6, alpha=0.35,
+                                   label=f"{seeds} seeds end {low:.3f} to {high:.3f}"))
     keyed += ax.plot([], [], "k-", label="val (solid)")
     keyed += ax.plot([], [], "k--", linewidth=1, label="train (dashed)")
     ax.set(xlabel="step", ylabel="cross-entropy loss (nats)")
@@ -240,16 +260,21 @@ def main(argv=None):
         references = {}  # one curve per version and dataset, however many runs share it
         for folder in folders:
             label, *curves = reference_for(folder)
-            references[label] = (label, *curves), checkpoint(folder)["version"]
-        runs += [run for run, _ in references.values()]
-        versions += [version for _, version in references.values()]
+            references[label] = (label, *curves), checkpoint(folder)["version"], folder
+        runs += [run for run, _, _ in references.values()]
+        versions += [version for _, version, _ in references.values()]
+    spread_of = {}  # a reference curve's label: the spread of its seeds
+    if args.reference:
+        for (label, *_), _, folder in references.values():
+            spread_of[label] = seed_spread(folder)
     runs = from_step(runs, args.from_step)
     runs, versions = curves_only(runs, versions, args.from_step)
+    spreads = {i: spread_of[run[0]] for i, run in enumerate(runs) if spread_of.get(run[0])}
     note = mixed_objectives(runs, versions)
     on_plot = None
     if note:
         on_plot = note[1]
-    plot(runs, args.output, args.title, args.ylim, on_plot)
+    plot(runs, args.output, args.title, args.ylim, on_plot, spreads)
     if note:
         print(note[0])
     print(f"wrote {args.output} ({len(runs)} runs)")
