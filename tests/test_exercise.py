@@ -500,3 +500,17 @@ def test_right_code_that_names_its_layers_otherwise_passes_and_is_told_how_they_
     no_relu = renamed.replace("return F.relu(self.fc(x))", "return self.fc(x)")
     passed, said = run_check("v5_ffn", no_relu, tmp_path)
     assert not passed and "differs  outputs" in said, said
+    # the target's own names in another order are compared by name, not matched by order
+    reordered = TARGETS["v6_block"].replace(
+        "        self.query = nn.Linear(n_embd, n_embd, bias=False)\n", "").replace(
+        "        self.value = nn.Linear(n_embd, n_embd, bias=False)\n",
+        "        self.value = nn.Linear(n_embd, n_embd, bias=False)\n"
+        "        self.query = nn.Linear(n_embd, n_embd, bias=False)\n")
+    assert reordered.count("self.query = nn.Linear") == 1 and reordered != TARGETS["v6_block"]
+    passed, said = run_check("v6_block", reordered, tmp_path)
+    assert passed and "named otherwise" not in said, said
+    # a file that cannot build the target's model yet is told why by the stages
+    start = exercise.starting_file("v6_block/06-dropout", STARTS["v6_block/06-dropout"],
+                                   TARGETS["v6_block/06-dropout"], "en")
+    passed, said = run_check("v6_block/06-dropout", start, tmp_path)
+    assert not passed and "differs  hyperparameters" in said, said

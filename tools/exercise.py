@@ -290,32 +290,58 @@ def build(module, ctx, args, weights=None):
     return model
 
 
+RENAMED = {}  # id(the learner's module): matched_names' match, kept out of the learner's names
+
+
 def as_target(module, name):
-    """A parameter's (or a module's) name as the target calls it: the learner's own where
-    matched_names found that theirs differ by name alone."""
-    names = getattr(module, "__target_names__", {})
+    """A parameter's or a module's name as the target calls it, where matched_names found that
+    the learner's differ by name alone: a module inside a renamed one is renamed with it."""
+    names = RENAMED.get(id(module), {})
     if name in names:
         return names[name]
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):  # the longest renamed module that holds it
+        above = ".".join(parts[:cut])
+        if above in names:
+            return ".".join([names[above], *parts[cut:]])
     return name
 
 
 def matched_names(learner, ctx, name):
-    """{the learner's parameter or module name: the target's} where only the names differ: in
-    v4 to v6 (where the names are not the lesson; in v7 and v8 HF's are), the same shapes in
-    the same order at both sizes. None where the names are the target's or differ otherwise."""
+    """{the learner's parameter or module name: the target's} where some names differ from the
+    target's but the layers do not: in v4 to v6 (in v7 and v8 HF's names are the lesson), the
+    parameters whose names the target lacks have the shapes of the target's that the learner
+    lacks, in the same order, at both sizes. None where every name is the target's, where the
+    model cannot be built with the target's arguments (a stage says why), or where the layers
+    differ too."""
     if name.split("/")[0] not in VERSIONS[1:4]:
         return None
     found = {}
     for args, weights in zip(ctx.configs, ctx.weights):
-        mine = [(n, tuple(p.shape)) for n, p in build(learner, ctx, args).named_parameters()]
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                model = build(learner, ctx, args)
+        except Exception:
+            return None
+        mine = [(n, tuple(p.shape)) for n, p in model.named_parameters()]
         theirs = [(n, tuple(p.shape)) for n, p in weights.items()]
-        if [n for n, _ in mine] == [n for n, _ in theirs]:
+        mine_only = [(n, s) for n, s in mine if n not in weights]
+        theirs_only = [(t, s) for t, s in theirs if t not in dict(mine)]
+        if not mine_only and not theirs_only:  # the target's names, in any order
             return None
-        if [s for _, s in mine] != [s for _, s in theirs]:
+        if [s for _, s in mine_only] != [s for _, s in theirs_only]:
             return None
-        for (n, _), (t, _) in zip(mine, theirs):
+        for (n, _), (t, _) in zip(mine_only, theirs_only):
             found[n] = t
-            found[n.rpartition(".")[0]] = t.rpartition(".")[0]  # its module
+            module = n.split(".")[:-1]
+            theirs_module = t.split(".")[:-1]
+            if module and theirs_module:  # the layer that holds it
+                found.setdefault(".".join(module), ".".join(theirs_module))
+            # and the modules above it, as deep in both, up to where the names agree
+            while len(module) == len(theirs_module) > 1 and module[:-1] != theirs_module[:-1]:
+                module = module[:-1]
+                theirs_module = theirs_module[:-1]
+                found.setdefault(".".join(module), ".".join(theirs_module))
     return found
 
 
@@ -664,12 +690,18 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
         learner = import_learner(path)
         source = path.read_text(encoding="utf-8-sig")
         say(text["ok"][zh].format(stage=text["stage:imports"][zh]))
-        with learners(path):
-            names = matched_names(learner, known.ctx, name)
+        RENAMED.clear()
+        names = matched_names(learner, known.ctx, name)
         if names:  # used by every stage, and by the catalogue's matching
-            learner.__target_names__ = names
-            pairs = [text["named_pair"][zh].format(mine=m, theirs=t) for m, t in names.items()
-                     if m != t and (m + ".weight" in names or m + ".bias" in names)]
+            RENAMED[id(learner)] = names
+            pairs = []  # the outermost names that differ: what holds them is said once
+            for m, t in names.items():
+                if m == t:
+                    continue
+                above = m.rpartition(".")[0]
+                if above in names and names[above] != above:
+                    continue
+                pairs.append(text["named_pair"][zh].format(mine=m, theirs=t))
             joiner = "；" if zh else "; "
             shown_pairs = joiner.join(pairs[:2])
             if len(pairs) > 2:

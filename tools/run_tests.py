@@ -1,5 +1,5 @@
 """Run the tests on every core: one pytest process per core, each taking its share of the tests
-(tests/conftest.py deals them out), then each process's report.
+(tests/conftest.py deals them out), then each process's report; flags after -- go to pytest.
 
     python tools/run_tests.py                 # all of them: about a minute on 2 cores
     python tools/run_tests.py -- -x -k v8     # the flags after -- go on to each pytest
@@ -9,6 +9,7 @@ The first process reports as it goes; the others' reports follow when they end. 
 0 when every process passed, else the first failing process's (1: a test failed).
 """
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -27,13 +28,25 @@ def cores():
     return os.cpu_count() or 1
 
 
+def show(shares):
+    """The reports the processes after the first kept, in order."""
+    for _, report in shares:
+        if report is not None:
+            report.seek(0)
+            sys.stdout.flush()
+            sys.stdout.buffer.write(report.read())
+            sys.stdout.flush()
+
+
 @command
 def main(argv=None):
     args = ArgumentParser(__file__, __doc__).parse_with_extra(argv)
     n = cores()
-    command = [sys.executable, "-m", "pytest", *args.extra]
+    pytest = [sys.executable, "-m", "pytest", *args.extra]
     if n == 1:
-        return subprocess.call(command, cwd=ROOT)
+        env = dict(os.environ)
+        env.pop("TESTS_SHARE", None)  # one process: every test
+        return subprocess.call(pytest, cwd=ROOT, env=env)
     shares = []
     for k in range(n):
         env = dict(os.environ)
@@ -42,17 +55,20 @@ def main(argv=None):
             report = None  # straight to the terminal
         else:
             report = tempfile.TemporaryFile()
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=report,
+        process = subprocess.Popen(pytest, cwd=ROOT, env=env, stdout=report,
                                    stderr=subprocess.STDOUT)
         shares.append((process, report))
-    codes = []
-    for process, report in shares:
-        codes.append(process.wait())
-        if report is not None:
-            report.seek(0)
-            sys.stdout.flush()
-            sys.stdout.buffer.write(report.read())
-            sys.stdout.flush()
+    try:
+        codes = [process.wait() for process, _ in shares]
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP: every pytest stops too, and reports
+        for process, _ in shares:
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+        for process, _ in shares:
+            process.wait()
+        show(shares)
+        raise
+    show(shares)
     failed = [code for code in codes if code not in (0, NO_TESTS)]
     if failed:
         return failed[0]
