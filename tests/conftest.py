@@ -178,7 +178,6 @@ def marked_line(text, marker):
     return lines
 
 
-
 def share_group(item):
     """The tests that share a first parameter (one exercise, one version) in one module are one
     group: what the module loads once for that parameter is then loaded in one process."""

@@ -173,6 +173,17 @@ def load_train(version):
     return import_path(ROOT / version / "train.py", f"{version}_train")
 
 
+def seed_losses(dataset, version, root=ROOT):
+    """The final val loss of each seed in reference/<dataset>/seeds.csv for version (the
+    defaults over ten seeds), [] where the file or the version is not there. root: the checkout
+    (regen passes its own)."""
+    path = root / "reference" / dataset / "seeds.csv"
+    if not path.is_file():
+        return []
+    with open(path, newline="", encoding="utf-8") as f:
+        return [float(r["val_loss"]) for r in csv.DictReader(f) if r["version"] == version]
+
+
 def load_run(folder, version=None):
     """(train.py module, its model in eval mode on the CPU, the checkpoint dict) of the run in
     folder, loaded by its version's own load_checkpoint. version: the one expected, or None.

@@ -48,7 +48,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (ROOT, VERSIONS, ArgumentParser, UserError, aside, command,  # noqa: E402
-                    load_source, one_line, write_text)
+                    load_source, one_line, seed_losses, write_text)
 from steps import applied, read  # noqa: E402
 import catalogue  # noqa: E402
 
@@ -323,10 +323,9 @@ def matched_names(learner, ctx, name):
                 model = build(learner, ctx, args)
         except Exception:
             return None
-        mine = [(n, tuple(p.shape)) for n, p in model.named_parameters()]
-        theirs = [(n, tuple(p.shape)) for n, p in weights.items()]
-        mine_only = [(n, s) for n, s in mine if n not in weights]
-        theirs_only = [(t, s) for t, s in theirs if t not in dict(mine)]
+        mine = {n: tuple(p.shape) for n, p in model.named_parameters()}  # in declared order
+        mine_only = [(n, s) for n, s in mine.items() if n not in weights]
+        theirs_only = [(t, tuple(p.shape)) for t, p in weights.items() if t not in mine]
         if not mine_only and not theirs_only:  # the target's names, in any order
             return None
         if [s for _, s in mine_only] != [s for _, s in theirs_only]:
@@ -343,6 +342,27 @@ def matched_names(learner, ctx, name):
                 theirs_module = theirs_module[:-1]
                 found.setdefault(".".join(module), ".".join(theirs_module))
     return found
+
+
+def named_otherwise(names, zh):
+    """The line that says how matched_names matched: the outermost names that differ (what a
+    renamed layer holds is said with it), the first two, and how many more."""
+    text = catalogue.TEXT
+    pairs = []
+    for mine, theirs in names.items():
+        if mine == theirs:
+            continue
+        above = mine.rpartition(".")[0]
+        if above in names and names[above] != above:
+            continue
+        pairs.append(text["named_pair"][zh].format(mine=mine, theirs=theirs))
+    joiner = "; "
+    if zh:
+        joiner = "；"
+    shown = joiner.join(pairs[:2])
+    if len(pairs) > 2:
+        shown += text["and_more"][zh].format(n=len(pairs) - 2)
+    return text["named_otherwise"][zh].format(pairs=shown)
 
 
 def hyperparameters(module, ctx):
@@ -694,19 +714,7 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
         names = matched_names(learner, known.ctx, name)
         if names:  # used by every stage, and by the catalogue's matching
             RENAMED[id(learner)] = names
-            pairs = []  # the outermost names that differ: what holds them is said once
-            for m, t in names.items():
-                if m == t:
-                    continue
-                above = m.rpartition(".")[0]
-                if above in names and names[above] != above:
-                    continue
-                pairs.append(text["named_pair"][zh].format(mine=m, theirs=t))
-            joiner = "；" if zh else "; "
-            shown_pairs = joiner.join(pairs[:2])
-            if len(pairs) > 2:
-                shown_pairs += text["and_more"][zh].format(n=len(pairs) - 2)
-            say(wrap(text["named_otherwise"][zh].format(pairs=shown_pairs)))
+            say(wrap(named_otherwise(names, zh)))
         for stage, observe, agree in STAGES:
             theirs = observed(known, stage, observe)
             with learners(path):
@@ -789,8 +797,7 @@ def expected(name, zh):
     if not step:
         with open(ROOT / "reference" / "tinyplays" / f"{rung}.csv") as f:
             last = list(csv.DictReader(f))[-1]
-        with open(ROOT / "reference" / "tinyplays" / "seeds.csv") as f:
-            ends = [float(r["val_loss"]) for r in csv.DictReader(f) if r["version"] == rung]
+        ends = seed_losses("tinyplays", rung)
         return catalogue.TEXT["expect_rung"][zh].format(
             val=float(last["val_loss"]), step=last["step"], seeds=len(ends), low=min(ends),
             high=max(ends))

@@ -36,7 +36,7 @@ import sys
 from pathlib import Path
 
 from common import (OBJECTIVES, ROOT, TINY_SHAKESPEARE_SHA256, VERSIONS, ArgumentParser,
-                    UserError, aside, check_output, command, load_run, pyplot)
+                    UserError, aside, check_output, command, load_run, pyplot, seed_losses)
 
 REFERENCE = ROOT / "reference"
 
@@ -105,11 +105,7 @@ def seed_spread(run):
     """(seeds, lowest, highest) of the final val losses in seeds.csv of a run folder's version
     and data, or None where fewer than two seeds ran."""
     ckpt = checkpoint(run)
-    path = REFERENCE / reference_dataset(ckpt["data_sha256"]) / "seeds.csv"
-    if not path.is_file():
-        return None
-    with open(path, newline="") as f:
-        ends = [float(r["val_loss"]) for r in csv.DictReader(f) if r["version"] == ckpt["version"]]
+    ends = seed_losses(reference_dataset(ckpt["data_sha256"]), ckpt["version"])
     if len(ends) < 2:
         return None
     return len(ends), min(ends), max(ends)
@@ -252,6 +248,7 @@ def main(argv=None):
     for i, label in enumerate(args.label):
         runs[i] = (label, *runs[i][1:])
     versions = [run_version(r) for r in args.runs]
+    spread_of = {}  # a reference curve's label: how far its seeds end
     if args.reference:
         folders = list(dict.fromkeys(f for f in map(run_folder, args.runs) if f))
         if not folders:
@@ -260,13 +257,10 @@ def main(argv=None):
         references = {}  # one curve per version and dataset, however many runs share it
         for folder in folders:
             label, *curves = reference_for(folder)
-            references[label] = (label, *curves), checkpoint(folder)["version"], folder
-        runs += [run for run, _, _ in references.values()]
-        versions += [version for _, version, _ in references.values()]
-    spread_of = {}  # a reference curve's label: the spread of its seeds
-    if args.reference:
-        for (label, *_), _, folder in references.values():
+            references[label] = (label, *curves), checkpoint(folder)["version"]
             spread_of[label] = seed_spread(folder)
+        runs += [run for run, _ in references.values()]
+        versions += [version for _, version in references.values()]
     runs = from_step(runs, args.from_step)
     runs, versions = curves_only(runs, versions, args.from_step)
     spreads = {i: spread_of[run[0]] for i, run in enumerate(runs) if spread_of.get(run[0])}

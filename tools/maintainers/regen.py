@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tools/, for common
 from common import (OBJECTIVES, VERSIONS, ArgumentParser, UserError,  # noqa: E402
-                    command, load_source, write_text)
+                    command, load_source, seed_losses, write_text)
 from steps import apply_patch, changed_lines, read  # noqa: E402
 
 FENCE = "# ========================== plumbing below: the same in every version; you may stop " \
@@ -968,10 +968,7 @@ def sweep():
     """{dataset: {version: [final val loss per seed]}} of reference/<dataset>/seeds.csv."""
     found = {}
     for dataset in DATASETS:
-        with open(ROOT / "reference" / dataset / "seeds.csv", newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
-        found[dataset] = {v: [float(r["val_loss"]) for r in rows if r["version"] == v]
-                          for v in VERSIONS}
+        found[dataset] = {v: seed_losses(dataset, v, ROOT) for v in VERSIONS}
     return found
 
 
