@@ -514,3 +514,13 @@ def test_right_code_that_names_its_layers_otherwise_passes_and_is_told_how_they_
                                    TARGETS["v6_block/06-dropout"], "en")
     passed, said = run_check("v6_block/06-dropout", start, tmp_path)
     assert not passed and "differs  hyperparameters" in said, said
+
+
+def test_the_rung_s_functions_are_called_on_a_model_as_main_hands_it_over(tmp_path):
+    """main() gives sample() a model in training mode (after training, or as loaded), so a
+    sample() that forgets eval mode computes something else, and the check says it differs."""
+    old = ('blanked as in training)."""\n    model.eval()\n')
+    assert TARGETS["v8_bert_mlm"].count(old) == 1
+    passed, said = run_check("v8_bert_mlm", TARGETS["v8_bert_mlm"].replace(
+        old, 'blanked as in training)."""\n'), tmp_path)
+    assert not passed and "differs  the rung's other calls" in said, said
