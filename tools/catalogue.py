@@ -1291,6 +1291,15 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                 "参见：{path}，那里讲了这道练习的想法"),
     "raised": ("  your code raised an error (the frames in your file, then the error):\n{error}",
                "  你的代码抛出了错误（先是你文件里的调用帧，然后是错误）：\n{error}"),
+    "ended": ("your code ended its process at the stage \"{stage}\" (os._exit(), or a crash in "
+              "a library), so nothing could be compared: a lesson's code returns, it does not end "
+              "Python",
+              "你的代码在“{stage}”这一步结束了自己的进程（os._exit()，或某个库崩溃了），所以没法比较："
+              "课程代码应当返回，而不是结束 Python"),
+    "too_slow": ("your code was still running after {limit} s, at the stage \"{stage}\": a "
+                 "loop that never ends? (a whole check takes a few seconds)",
+                 "你的代码在“{stage}”这一步运行超过了 {limit} 秒：是不是有个永不结束的循环？"
+                 "（整个检查只需几秒）"),
     "passed": ("passed: your code computes what the target computes.\n"
                "Train it in full:  {run}\n{expect}",
                "通过：你的代码和目标程序算的一样。\n完整训练：  {run}\n{expect}"),
@@ -1352,20 +1361,99 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
               "后面的字符变了，前面位置的 logits 却不变：这一级是双向注意力，不应掩蔽任何位置"),
     "never_called": ("the target calls {name} ({what}); yours never does",
                      "目标程序调用了 {name}（{what}）；你的从没调用"),
-    "first_module": ("the first output that differs, in the order the target computes them: "
-                     "{name} ({what}), at the {size} sizes",
-                     "按目标程序的计算顺序，第一个不同的输出：{name}（{what}），在{size}尺寸下"),
+    "first_module": ("{name} ({what}) is the first module whose output differs, in the order "
+                     "the target computes them. {why}",
+                     "按目标程序的计算顺序，第一个输出不同的模块是 {name}（{what}）。{why}"),
+    "causal": ("{causal}", "{causal}"),
+    "and_causal": ("And {causal}.", "另外，{causal}。"),
+    "input_from": ("Yours takes what the target's {source} gives.",
+                   "你的拿到的是目标程序里 {source} 的输出。"),
+    "made_before": ("Its input differs already, so the difference is made before it, in the "
+                    "forward of {caller} ({what}), which calls it:",
+                    "它的输入就已经不同了，所以差别出在它之前，在调用它的 {caller}（{what}）的 "
+                    "forward 里："),
+    "the_model": ("the model", "模型本身"),
+    "made_inside": ("Its input is the target's, so the difference is made inside it:",
+                    "它的输入和目标程序的一样，所以差别出在它内部："),
+    "at_the_end": ("every tensor the target computes there, yours computes too, but not its "
+                   "output: {how}.",
+                   "目标程序在那里算出的每个张量你的也都算出了，只有输出不同：{how}。"),
+    "never_computes": ("the target's {op} there gives a tensor of shape {shape} that yours never "
+                       "computes.",
+                       "目标程序在那里的 {op} 给出一个形状为 {shape} 的张量，你的代码从没算出过它。"),
+    "parts_at": ("at the target's {op} (shape {shape}), {how}.",
+                 "在目标程序的 {op}（形状 {shape}）处，{how}。"),
+    "runs": ("Yours runs it {yours} times in a forward pass, the target {theirs} (a layer used "
+             "twice, or one left unused?).",
+             "一次前向里你的运行了它 {yours} 次，目标程序 {theirs} 次（某一层用了两次，"
+             "或有一层没用上？）。"),
+    "rel:missing_term": ("the target's adds what its earlier {op} gave, yours does not (a "
+                         "residual path)",
+                         "目标程序在这里加上了它前面 {op} 的结果，你的没有（残差连接）"),
+    "rel:missing_input": ("the target's adds the module's own input, yours does not (the "
+                          "residual path)",
+                          "目标程序在这里加上了模块自己的输入，你的没有（残差连接）"),
+    "rel:extra_term": ("yours adds what the target's earlier {op} gave, the target's does not",
+                       "你的加上了目标程序前面 {op} 的结果，目标程序没有"),
+    "rel:extra_input": ("yours adds the module's own input, the target's does not",
+                        "你的加上了模块自己的输入，目标程序没有"),
+    "rel:sign": ("yours is the target's with the sign flipped", "你的是目标的相反数（符号反了）"),
+    "rel:scale": ("yours is {k} times the target's: another scale (which number do you "
+                  "multiply or divide by?)",
+                  "你的是目标的 {k} 倍：缩放不同（你乘或除的是哪个数？）"),
+    "rel:transposed": ("yours is the target's transposed (its last two axes swapped)",
+                       "你的是目标的转置（最后两个轴对调了）"),
+    "rel:shift_later": ("yours at each position is the target's at the position before: "
+                        "shifted by one",
+                        "你在每个位置上的值是目标在前一个位置上的值：错开了一位"),
+    "rel:shift_earlier": ("yours at each position is the target's at the position after: "
+                          "shifted by one",
+                          "你在每个位置上的值是目标在后一个位置上的值：错开了一位"),
+    "rel:axis": ("the target's numbers sum to 1 along axis {theirs}, yours along axis {yours}: "
+                 "the softmax runs over the other axis",
+                 "目标的数沿轴 {theirs} 加起来是 1，你的沿轴 {yours}：softmax 用错了轴"),
+    "rel:extra_fn": ("yours is {fn} of the target's: a {fn} the target does not apply here",
+                     "你的是对目标的值再做一次 {fn}：目标在这里没有这个 {fn}"),
+    "rel:missing_fn": ("the target's is {fn} of yours: a {fn} is missing",
+                       "目标的是对你的值做 {fn}：少了一个 {fn}"),
+    "rel:moved": ("yours holds the same numbers in other places: a view or reshape without the "
+                  "transpose it needs",
+                  "你的数和目标的一样，只是位置不同：view 或 reshape 之前少了该有的 transpose"),
+    "rel:apart": ("{n} of its {of} numbers differ, the most at {at}: {yours_at} in yours, "
+                  "{theirs_at} in the target's",
+                  "{of} 个数里有 {n} 个不同，差得最多的在 {at}：你的是 {yours_at}，目标的是 "
+                  "{theirs_at}"),
+    "rel:axes": ("yours holds the same numbers with the axes in another order: shape {yours}, "
+                 "the target's {theirs}",
+                 "你的数一样，但轴的顺序不同：形状 {yours}，目标的是 {theirs}"),
+    "rel:reshaped": ("yours holds the same numbers in another shape: {yours}, the target's "
+                     "{theirs}",
+                     "你的数一样，但形状不同：{yours}，目标的是 {theirs}"),
+    "rel:shape": ("yours has shape {yours}, the target's {theirs}",
+                  "你的形状是 {yours}，目标的是 {theirs}"),
+    "rel:chosen_values": ("the same positions are scored, but {n} of the {of} characters to "
+                          "predict there are others",
+                          "计分的位置相同，但那里要预测的 {of} 个字符中有 {n} 个不同"),
+    "rel:chosen": ("yours scores {yours} positions, the target's {theirs} ({both} of them the "
+                   "same); where the target skips a position (-100), yours has 0 at {zeros}",
+                   "你的对 {yours} 个位置计分，目标对 {theirs} 个（其中 {both} 个相同）；目标跳过"
+                   "（-100）的位置里，你的有 {zeros} 个是 0"),
+    "rel:entries": ("{n} of its {of} entries differ, the first at {at}",
+                    "{of} 个元素里有 {n} 个不同，第一个在 {at}"),
     "logits": ("every module agrees, but the logits or the loss differ ({size} sizes)",
                "每个模块都一致，但 logits 或损失不同（{size}尺寸）"),
     "grads": ("the outputs agree but the gradient of {name} differs ({size} sizes): is "
               "something detached or computed outside autograd?",
               "输出一致，但 {name} 的梯度不同（{size}尺寸）：是否有东西被 detach 了，"
               "或在 autograd 之外计算？"),
-    "batches": ("get_batch's {which} ({which_words}) is not the target's, at the {size} sizes. The "
-                "check gives both one generator, so yours must draw the same random numbers in "
-                "the same order (the same calls, with the same shapes) as the exercise says",
-                "get_batch 的 {which}（{which_words}）和目标程序的不同（{size}尺寸）。检查给两边同一个"
-                "随机数生成器，所以你的代码要按练习说的顺序抽同样的随机数（同样的调用、同样的形状）"),
+    "batches": ("get_batch's {which} ({which_words}) is not the target's, at the {size} sizes: "
+                "{how}",
+                "get_batch 的 {which}（{which_words}）和目标程序的不同（{size}尺寸）：{how}"),
+    "draws": ("the windows or the choices differ. The check gives both one generator, so yours "
+              "must draw the same random numbers in the same order (the same calls, with the "
+              "same shapes) as the task says",
+              "窗口或选择不同。检查给两边同一个随机数生成器，所以你的代码要按任务说的顺序抽同样的"
+              "随机数（同样的调用、同样的形状）"),
     "which:x": ("the inputs", "输入"),
     "which:y": ("the targets", "目标"),
     "calls": ("{call} gives {yours}; the target's gives {value}",

@@ -158,6 +158,22 @@ def import_path(path, name):
     return module
 
 
+class Raising:
+    """What a call that raised gives: it agrees with another call that raised the same kind of
+    error. frames: the traceback in the learner's file, as text. (Defined here, in a module both
+    of exercise.py's processes import by one name, so that it travels between them.)"""
+
+    def __init__(self, error, frames):
+        self.name = type(error).__name__
+        self.frames = frames
+
+    def __eq__(self, other):
+        return isinstance(other, Raising) and other.name == self.name
+
+    def __repr__(self):
+        return f"raises {self.name}"
+
+
 def load_source(source, name, path):
     """A program given as text (or a parsed tree) as a new module called name, its tracebacks
     naming path: a step's program, which has no file of its own. Importing runs nothing."""

@@ -33,13 +33,17 @@ Exit status: 0 passed, 1 your code differs (or raised), 2 bad input to the tool.
 """
 import ast
 import contextlib
+import gc
 import hashlib
 import io
 import math
+import multiprocessing
 import os
+import pickle
 import sys
 import tempfile
 import textwrap
+import time
 import traceback
 import types
 import unicodedata
@@ -48,9 +52,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (ROOT, VERSIONS, ArgumentParser, UserError, aside, command,  # noqa: E402
-                    load_source, one_line, seed_losses, write_text)
+                    Raising, ignore_stop_signals, load_source, one_line, seed_losses,
+                    write_text)
 from steps import applied, read  # noqa: E402
 import catalogue  # noqa: E402
+import diagnose  # noqa: E402
 
 EXERCISES = ROOT / "exercises"
 DATA = ROOT / "data" / "tinyplays.txt"
@@ -220,6 +226,116 @@ class Differs(Exception):
         self.stage, self.key, self.values = stage, key, values
 
 
+# ------------------------------------------------------------------ the learner's own process
+TIME_LIMIT = 60  # seconds a check may take in all; a check that stops here has met a loop
+
+
+class Ended(Exception):
+    """The learner's process ended, or ran past TIME_LIMIT, before it answered: key and values
+    name the message in catalogue.TEXT."""
+
+    def __init__(self, key, **values):
+        super().__init__(key)
+        self.key, self.values = key, values
+
+
+class Learner:
+    """The learner's file, imported in a process of its own. ask(what) returns what a stage
+    observes of it there. Their code never runs in this process, so nothing it patches, starts
+    or exits reaches the target's observations or the verdict, and close() always ends it.
+
+    On Linux the process is forked from this one and starts with the target already loaded;
+    elsewhere it is a fresh Python that loads it."""
+
+    def __init__(self, name, target_text, path, cache):
+        method = "fork" if sys.platform == "linux" else "spawn"
+        context = multiprocessing.get_context(method)
+        self.conn, theirs = context.Pipe()
+        if method != "fork":
+            cache = {}  # a fresh process loads the target itself
+        self.deadline = time.monotonic() + TIME_LIMIT
+        self.process = context.Process(target=serve, daemon=True,
+                                       args=(name, target_text, str(path), theirs, cache))
+        gc.freeze()  # a forked process's collections would touch, and so copy, every object
+        try:
+            self.process.start()
+        finally:
+            gc.unfreeze()
+        theirs.close()  # theirs is the child's end: with it closed here, its exit ends recv
+        self.stage = "imports"
+
+    def ask(self, what):
+        """What the learner's code gives for what (a stage, or "imports"): a value, or Differs
+        or Raised as their process found them."""
+        self.send(what)
+        return self.reply()
+
+    def send(self, what):
+        """Ask for what, and let the answer come while this process works on the target's."""
+        self.stage = what
+        self.conn.send(what)
+
+    def reply(self):
+        """The answer to the last thing sent."""
+        left = self.deadline - time.monotonic()
+        if not self.conn.poll(max(left, 0)):
+            raise Ended("too_slow", limit=TIME_LIMIT)
+        try:
+            reply = pickle.loads(self.conn.recv_bytes())
+        except EOFError:
+            raise Ended("ended") from None
+        kind = reply[0]
+        if kind == "raised":
+            raise Raised(reply[1])
+        if kind == "differs":
+            raise Differs(reply[1], reply[2], **reply[3])
+        return reply[1]
+
+    def close(self):
+        self.conn.close()
+        self.process.kill()  # SIGKILL: their code may ignore SIGTERM
+        self.process.join()
+
+
+def serve(name, target_text, path, conn, cache):
+    """The learner's process: load the target (unless forked with it), then answer each request
+    with what it observes of the learner's file, pickled (a plain pickle: tensors by value)."""
+    ignore_stop_signals()  # Ctrl-C reaches the whole group; the parent stops this process
+    known = known_target(name, target_text, cache)
+    path = Path(path)
+    learner = None
+    while True:
+        try:
+            what = conn.recv()
+        except EOFError:  # the parent closed its end
+            return
+        try:
+            if what == "imports":
+                learner = import_learner(path)
+                value = learn_names(learner, known.ctx, name)
+            elif isinstance(what, tuple):  # ("trace", a module's name in the target)
+                with learners(path):
+                    value = trace(learner, known.ctx, what[1])
+            else:
+                with learners(path):
+                    value = STAGES_BY_NAME[what](learner, known.ctx)
+            reply = ("value", value)
+        except Raised as e:
+            reply = ("raised", str(e))
+        except Differs as d:
+            reply = ("differs", d.stage, d.key, d.values)
+        conn.send_bytes(pickle.dumps(reply))
+
+
+def learn_names(learner, ctx, name):
+    """matched_names for the learner's model, kept for every later stage in this process."""
+    RENAMED.clear()
+    names = matched_names(learner, ctx, name)
+    if names:
+        RENAMED[id(learner)] = names
+    return names
+
+
 # ------------------------------------------------------------------ what a check compares
 def settings(target, small):
     """The target's args: its defaults, or the small odd sizes for the flags it has (and a
@@ -386,23 +502,53 @@ def initial_weights(module, ctx):
 
 def outputs(module, ctx):
     """At each size, from the target's weights and one batch, in training mode with one seed:
-    every module's outputs in call order, the logits, the loss and the gradients."""
+    the logits, the loss and the gradients; and at the small sizes, the tensors each module
+    takes and gives, call by call (where a difference is, they say; the default sizes' would
+    only weigh on the way between processes)."""
     torch, seen = ctx.torch, []
     for args, weights, (x, y) in zip(ctx.configs, ctx.weights, ctx.batches):
-        model, calls = build(module, ctx, args, weights), {}
+        model = build(module, ctx, args, weights)
+        calls, inputs = {}, {}
         names = {}  # a module shared by two places (one GELU object) would mix their outputs
         for n, m in model.named_modules(remove_duplicate=False):
             names.setdefault(id(m), []).append(n)
-        hooks = [m.register_forward_hook(lambda m, i, o, n=as_target(module, n): calls.setdefault(
-            n, []).append(o)) for n, m in model.named_modules() if n and len(names[id(m)]) == 1]
+        hooks = []
+        for n, m in model.named_modules():
+            if n and len(names[id(m)]) == 1 and args is ctx.configs[0]:
+                hook = recorder(as_target(module, n), calls, inputs)
+                hooks.append(m.register_forward_hook(hook))
         seed(torch, 1)  # dropout draws the same masks
         logits, loss = model(x, y)
         loss.backward()
         for h in hooks:
             h.remove()
-        seen.append({"calls": calls, "logits": logits, "loss": loss, "grads": {
-            as_target(module, k): p.grad for k, p in model.named_parameters()}})
+        grads = {as_target(module, k): p.grad for k, p in model.named_parameters()}
+        seen.append({"calls": calls, "inputs": inputs, "logits": logits.detach(),
+                     "loss": loss.detach(), "grads": grads})
     return seen
+
+
+def recorder(name, calls, inputs):
+    """A forward hook that keeps copies of the tensors a module takes and gives, call by call
+    (copies: an in-place ReLU after a Linear would change the Linear's output)."""
+    def hook(module, given, output):
+        inputs.setdefault(name, []).append([t.detach().clone() for t in flat(given)])
+        calls.setdefault(name, []).append([t.detach().clone() for t in flat(output)])
+    return hook
+
+
+def trace(module, ctx, inside):
+    """The torch functions that the module called inside (the target's name for it) runs, and
+    what each gives, as outputs() runs the model at the small sizes."""
+    args, weights, (x, y) = ctx.configs[0], ctx.weights[0], ctx.batches[0]
+    model = build(module, ctx, args, weights)
+    own = {as_target(module, n): n for n, _ in model.named_modules()}
+    tracer = diagnose.Trace(model, own[inside])
+    seed(ctx.torch, 1)
+    with tracer:
+        model(x, y)
+    tracer.remove()
+    return tracer.seen
 
 
 def batches(module, ctx):
@@ -453,24 +599,11 @@ def calls(module, ctx):
             with contextlib.redirect_stdout(io.StringIO()):
                 results.append(eval(CODE[text], names))  # noqa: S307 the catalogue's own
         except Exception as e:  # the target's own refusals are part of what it does
-            results.append(Raising(e))
+            results.append(Raising(e, their_frames(e, Path(module.__file__))))
     return results
 
 
 CODE = {}  # each call's text, compiled once
-
-
-class Raising:
-    """A call that raised: it agrees with another call that raised the same kind of error."""
-
-    def __init__(self, error):
-        self.error, self.name = error, type(error).__name__
-
-    def __eq__(self, other):
-        return isinstance(other, Raising) and other.name == self.name
-
-    def __repr__(self):
-        return f"raises {self.name}"
 
 
 class Log:
@@ -552,7 +685,8 @@ STAGES = [  # (stage, observe(module, ctx), agree(learner's, target's)) in the o
 
 # ------------------------------------------------------------------ saying what differs
 def difference(stage, mine, theirs, target, ctx, learner, zh=False):
-    """The generic message for a stage's difference: (key, values) into catalogue.TEXT."""
+    """The generic message for a stage's difference: (key, values) into catalogue.TEXT. learner:
+    the learner's process (Learner), to ask what else its code gives."""
     if stage == "hyperparameters":
         a, b = mine["values"], theirs["values"]
         for k in b:
@@ -584,15 +718,24 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
         return "init", {"name": k, "yours": "mean %.3f, std %.3f" % mine[k][:2],
                         "value": "mean %.3f, std %.3f" % theirs[k][:2]}
     if stage == "outputs":
-        if (learned := causality(learner, ctx)) != (rule := causality(target, ctx)):
-            return why_not_causal(learned, rule), {}
+        learned = learner.ask("causality")
+        rule = causality(target, ctx)
+        causal = ""
+        if learned != rule:  # said after where the programs part, or alone
+            causal = catalogue.TEXT[why_not_causal(learned, rule)][zh]
+        p, q = mine[0], theirs[0]  # each module's tensors: at the small sizes
+        for name, outs in q["calls"].items():
+            if name not in p["calls"]:
+                return "never_called", {"name": name, "what": kind(target, ctx, name)}
+            if not close(p["calls"][name], outs):
+                why = inside(name, p, q, target, ctx, learner, zh)
+                if causal:
+                    why += " " + catalogue.TEXT["and_causal"][zh].format(causal=causal)
+                return "first_module", {"name": name, "what": kind(target, ctx, name),
+                                        "why": why}
+        if causal:
+            return "causal", {"causal": causal}
         for size, (p, q) in zip(("small", "default"), zip(mine, theirs)):
-            for name, outs in q["calls"].items():
-                if name not in p["calls"]:
-                    return "never_called", {"name": name, "what": kind(target, ctx, name)}
-                if not close(flat(p["calls"][name]), flat(outs)):
-                    return "first_module", {"name": name, "what": kind(target, ctx, name),
-                                            "size": size}
             if not close(p["logits"], q["logits"]) or not close(p["loss"], q["loss"]):
                 return "logits", {"size": size}
             name = next((k for k in q["grads"] if not close(p["grads"][k], q["grads"][k])), None)
@@ -602,8 +745,14 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
     if stage == "batches":
         size, (a, b) = next((size, pair) for size, pair in zip(("small", "default"), zip(
             mine, theirs)) if not close(*pair))  # a, b: the learner's (x, y), the target's
-        which = "x" if not close(a[0], b[0]) else "y"  # x: the inputs, y: the targets
-        return "batches", {"which": which, "size": size}
+        which = 0
+        if close(a[0], b[0]):
+            which = 1  # the inputs agree: the targets differ
+        key, values = diagnose.relation(a[which], b[which])
+        if key == "rel:entries":  # other windows or choices: other random draws
+            key = "draws"
+        how = catalogue.TEXT[key][zh].format(**values)
+        return "batches", {"which": "xy"[which], "size": size, "how": how}
     if stage == "causality":
         return why_not_causal(mine, theirs), {}
     if stage == "calls":
@@ -615,6 +764,55 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
              min(len(mine), len(theirs)))  # or where the shorter list of losses ends
     return "training", {"yours": f"{mine[i]:.6f}" if i < len(mine) else "none",
                         "value": f"{theirs[i]:.6f}" if i < len(theirs) else "none"}
+
+
+def inside(name, p, q, target, ctx, learner, zh):
+    """Why the module called name gives another output, in words. Where its input differs
+    already, the difference is made before it: in the module that calls it (or above, up to the
+    model, whose inputs are the batch). There, at the first tensor the target computes that the
+    learner's code never does, how the learner's nearest one relates to it."""
+    text = catalogue.TEXT
+    said = []
+    runs = len(p["calls"][name]), len(q["calls"][name])
+    if runs[0] != runs[1]:  # ln1 used twice: one run more, nothing in it wrong
+        return text["runs"][zh].format(yours=runs[0], theirs=runs[1])
+    where = name
+    while where and not (where in p["inputs"] and close(p["inputs"][where], q["inputs"][where])):
+        where = where.rpartition(".")[0]  # the module that calls it
+    if where != name:
+        given = flat(p["inputs"][name])[:1]
+        source = [n for n, outs in q["calls"].items() if given and n != name and any(
+            close(given[0], t) for t in flat(outs))]
+        if source:
+            said.append(text["input_from"][zh].format(source=source[0]))
+        caller = where or text["the_model"][zh]
+        said.append(text["made_before"][zh].format(caller=caller, what=kind(target, ctx, where)))
+    else:
+        said.append(text["made_inside"][zh])
+    theirs_trace = trace(target, ctx, where)
+    part = diagnose.parting(learner.ask(("trace", where)), theirs_trace)
+    if part is None:  # every tensor computed, and still the output differs: its last step
+        key, values = diagnose.relation(*first_tensors(p["calls"][name], q["calls"][name]))
+        said.append(text["at_the_end"][zh].format(how=text[key][zh].format(**values)))
+        return " ".join(said)
+    op, theirs, candidates = part
+    if not candidates:
+        said.append(text["never_computes"][zh].format(op=op, shape=tuple(theirs.shape)))
+        return " ".join(said)
+    given = flat(q["inputs"][where]) if where in q["inputs"] else list(ctx.batches[0])
+    before = diagnose.earlier(theirs_trace, given, theirs)
+    key, values = diagnose.named_relation(candidates, theirs, before)
+    said.append(text["parts_at"][zh].format(op=op, shape=tuple(theirs.shape),
+                                            how=text[key][zh].format(**values)))
+    return " ".join(said)
+
+
+def first_tensors(mine, theirs):
+    """The first pair of tensors, call by call, where mine and theirs part."""
+    for a, b in zip(flat(mine), flat(theirs)):
+        if not close(a, b):
+            return a, b
+    return flat(mine)[0], flat(theirs)[0]
 
 
 def why_not_causal(mine, theirs):
@@ -701,53 +899,70 @@ def observed(known, stage, observe):
 def check(name, target_text, path, lang="en", say=print, cache=None):
     """Check the file at path against the exercise's target; True when it passes. Each stage's
     line goes to say(); a difference ends with one hint. cache: a dict kept between calls (the
-    target, what it gives at each stage, its mistakes), so that each is loaded once."""
-    zh, text = lang == "zh", catalogue.TEXT
-    cache = {} if cache is None else cache
+    target, what it gives at each stage, its mistakes), so that each is loaded once. The file
+    runs in a process of its own (Learner); this one decides, from what it sends."""
+    zh = lang == "zh"
+    text = catalogue.TEXT
+    if cache is None:
+        cache = {}
     known = known_target(name, target_text, cache)
     path = Path(path).resolve()
+    learner = Learner(name, target_text, path, cache)
     try:
-        learner = import_learner(path)
-        source = path.read_text(encoding="utf-8-sig")
+        names = learner.ask("imports")
+        source = path.read_text(encoding="utf-8-sig")  # it imported: it reads
         say(text["ok"][zh].format(stage=text["stage:imports"][zh]))
-        RENAMED.clear()
-        names = matched_names(learner, known.ctx, name)
         if names:  # used by every stage, and by the catalogue's matching
-            RENAMED[id(learner)] = names
             say(wrap(named_otherwise(names, zh)))
         for stage, observe, agree in STAGES:
+            learner.send(stage)
             theirs = observed(known, stage, observe)
-            with learners(path):
-                mine = observe(learner, known.ctx)
-            if not agree(mine, theirs):
-                known.seen[source, stage] = mine  # if it is a catalogued mistake's text
-                m = mistake(known, stage, mine, agree)
-                if not m and stage == "calls" and (raised := next((
-                        p for p, q in zip(mine, theirs) if isinstance(p, Raising) and p != q), 0)):
-                    raise Raised(their_frames(raised.error, path))  # their bug, not our call
-                with learners(path):
-                    key, values = difference(stage, mine, theirs, known.target, known.ctx,
-                                             learner, zh)
-                raise Differs(stage, key, mistake=m, **values)
-            say(text["ok"][zh].format(stage=text[f"stage:{stage}"][zh]))
+            mine = learner.reply()
+            if agree(mine, theirs):
+                say(text["ok"][zh].format(stage=text[f"stage:{stage}"][zh]))
+                continue
+            known.seen[source, stage] = mine  # if it is a catalogued mistake's text
+            m = mistake(known, stage, mine, agree)
+            if not m and stage == "calls":
+                raised = [p for p, q in zip(mine, theirs) if isinstance(p, Raising) and p != q]
+                if raised:
+                    raise Raised(raised[0].frames)  # their bug, not our call
+            key, values = difference(stage, mine, theirs, known.target, known.ctx, learner, zh)
+            raise Differs(stage, key, mistake=m, **values)
     except Differs as d:
-        values = {k: text.get(f"size:{v}", (v, v))[zh] if k == "size" else v
-                  for k, v in d.values.items()}
-        if "which" in values:  # x or y, in words
-            values["which_words"] = text["which:" + values["which"]][zh]
-        say(wrap(text["differs"][zh].format(stage=text[f"stage:{d.stage}"][zh],
-                                            why=text[d.key][zh].format(**values))))
-        if m := d.values.get("mistake"):
-            say(wrap(text["hint"][zh].format(hint=m["hint"][zh], doc=doc_section(m, zh))))
-        elif d.stage != "imports":
-            rung = name.split("/")[0]  # where to read, not the task again
-            say(wrap(text["no_hint"][zh].format(path=f"{rung}/README{'.zh-CN' * zh}.md")))
+        said(d, name, zh, say)
         return False
     except Raised as e:
         say(text["raised"][zh].format(error=str(e)))
         return False
+    except Ended as e:
+        stage = text[f"stage:{learner.stage}"][zh]
+        say(wrap(text[e.key][zh].format(stage=stage, **e.values)))
+        return False
+    finally:
+        learner.close()
     say(text["passed"][zh].format(run=run_command(name), expect=expected(name, zh)))
     return True
+
+
+def said(d, name, zh, say):
+    """What a check says of the difference d: the stage, why, and a hint or where to read."""
+    text = catalogue.TEXT
+    values = {}
+    for k, v in d.values.items():
+        if k == "size":
+            v = text.get(f"size:{v}", (v, v))[zh]
+        values[k] = v
+    if "which" in values:  # x or y, in words
+        values["which_words"] = text["which:" + values["which"]][zh]
+    why = text[d.key][zh].format(**values)
+    say(wrap(text["differs"][zh].format(stage=text[f"stage:{d.stage}"][zh], why=why)))
+    m = d.values.get("mistake")
+    if m:
+        say(wrap(text["hint"][zh].format(hint=m["hint"][zh], doc=doc_section(m, zh))))
+    elif d.stage != "imports":
+        rung = name.split("/")[0]  # where to read, not the task again
+        say(wrap(text["no_hint"][zh].format(path=f"{rung}/README{'.zh-CN' * zh}.md")))
 
 
 def wrap(message):
