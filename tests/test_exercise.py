@@ -524,3 +524,71 @@ def test_the_rung_s_functions_are_called_on_a_model_as_main_hands_it_over(tmp_pa
     passed, said = run_check("v8_bert_mlm", TARGETS["v8_bert_mlm"].replace(
         old, 'blanked as in training)."""\n'), tmp_path)
     assert not passed and "differs  the rung's other calls" in said, said
+
+
+# ------------------------------------------------------------------ the learner's own process
+@pytest.mark.parametrize("line, passes, fragment", [
+    # a patch at import stays in the learner's process: the target's ReLU is untouched
+    ("import torch.nn as nn\nnn.ReLU.forward = lambda self, x: x", False, "The ReLU is missing"),
+    ("import os\nos._exit(0)", False, "ended its process"),  # an exit is never a pass
+    ("import atexit, os\natexit.register(lambda: os._exit(0))", True, "passed"),
+    # a thread that never ends, in a process that ignores SIGTERM: the check still returns
+    ("import signal, threading, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+     "threading.Thread(target=time.sleep, args=(10**6,)).start()", True, "passed"),
+])
+def test_the_learner_s_file_runs_in_a_process_of_its_own(line, passes, fragment, tmp_path):
+    passed, said = run_check("v5_ffn", f"{line}\n" + TARGETS["v5_ffn"], tmp_path)
+    assert passed == passes and fragment in " ".join(said.split()), said
+    passed, said = run_check("v5_ffn", TARGETS["v5_ffn"], tmp_path)  # the same cache, after it
+    assert passed, said
+
+
+def test_an_exit_at_import_fails_a_wrong_file_with_status_1(workspace, tmp_path, capsys):
+    path = tmp_path / "mine.py"
+    path.write_text("import atexit, os\natexit.register(lambda: os._exit(0))\n"
+                    + STARTS["v5_ffn"], encoding="utf-8")
+    assert exercise.main(["v5_ffn", "--check", "--file", str(path)]) == 1
+
+
+def test_a_loop_that_never_ends_is_stopped_at_the_time_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr(exercise, "TIME_LIMIT", 1)
+    passed, said = run_check("v5_ffn", "while True:\n    pass\n" + TARGETS["v5_ffn"], tmp_path)
+    assert not passed and "still running after 1 s" in said, said
+
+
+# ------------------------------------------------------------------ what used to pass
+@pytest.mark.parametrize("name, old, new, fragment", [
+    ("v6_block", "self.ln1 = nn.LayerNorm(n_embd)", "self.ln1 = nn.LayerNorm(n_embd, eps=1e-6)",
+     "eps=1e-06"),
+    ("v5_ffn", "n = int(0.9 * len(data))", "n = int(0.8 * len(data))", "read_data splits"),
+    ("v8_bert_mlm", "module.weight.data.normal_(mean=0.0, std=self.config.initializer_range)",
+     "module.weight.data.uniform_(-3**0.5 * self.config.initializer_range, 3**0.5 * "
+     "self.config.initializer_range)", "a uniform one 58%"),
+    ("v8_bert_mlm", "k = max(1, round(args.mask_prob * shape[1]))",
+     "k = max(1, int(args.mask_prob * shape[1] + 0.5))", "choose_positions"),
+    ("v5_ffn", 'if __name__ == "__main__":\n    sys.exit(main())', "", "records 0 steps"),
+])
+def test_what_the_rung_is_beyond_its_outputs_is_checked_too(name, old, new, fragment, tmp_path):
+    text = TARGETS[name]
+    assert text.count(old) == 1, old
+    passed, said = run_check(name, text.replace(old, new), tmp_path)
+    assert not passed and fragment in " ".join(said.split()), said
+
+
+# ------------------------------------------------------------------ a difference, in words
+@pytest.mark.parametrize("name, old, new, fragment", [
+    ("v4_multihead", "wei = F.softmax(wei, dim=-1)", "wei = F.softmax(wei, dim=-2)",
+     "the softmax runs over the other axis"),
+    ("v4_multihead", "k.transpose(-2, -1) * hs**-0.5", "k.transpose(-2, -1) * C**-0.5",
+     "0.5774 times the target's"),
+    ("v6_block", "x = x + self.ffwd(self.ln2(x))", "x = self.ffwd(self.ln2(x))",
+     "(a residual path)"),
+])
+def test_a_difference_outside_the_catalogue_is_said_by_what_it_is(name, old, new, fragment,
+                                                                  tmp_path):
+    text = TARGETS[name]
+    assert text.count(old) == 1, old
+    passed, said = run_check(name, text.replace(old, new), tmp_path)
+    joined = " ".join(said.split())
+    assert not passed and fragment in joined, said
+    assert "hint:" not in said and catalogue.TASKS[name][0] not in joined, said

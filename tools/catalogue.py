@@ -1219,9 +1219,10 @@ CALLS = {  # rung: expressions a check evaluates on the target and on the learne
         "model(x[:, :3])[0]",  # a window shorter than block_size
         "vars(model.config)",  # its fields, as v7's calls read them
         "[n.eps for n in model.modules() if isinstance(n, torch.nn.LayerNorm)]",
-        # round(mask_prob * T), at least 1: 8 characters give 1, 4 at 0.1 give 1 too
+        # round(mask_prob * T), at least 1: 8 characters give 1, 4 at 0.1 give 1 too, and
         "[m.choose_positions((2, T), type(args)(**{**vars(args), 'mask_prob': p}), "
-        "torch.Generator().manual_seed(0)) for T, p in ((8, 0.15), (4, 0.1), (32, 0.15))]",
+        "torch.Generator().manual_seed(0)) for T, p in ((8, 0.15), (4, 0.1), (32, 0.15), "
+        "(10, 0.25))]",  # 2.5: Python's round() gives 2 (half to even), not 3
         # logits that rank the mask token first: a blank is never filled with it
         "m.fill_in(lambda ids, *a, **k: (torch.arange(len(chars), 0, -1.0).expand("
         "*ids.shape, -1), None), x.masked_fill(torch.arange(5) % 2 == 0, 0))",
@@ -1273,8 +1274,11 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "stage:parameters": ("parameters: names and shapes", "参数：名字和形状"),
     "stage:initial weights": ("initial weights: the scale of each tensor",
                               "初始权重：每个张量的尺度"),
+    "stage:layers": ("layers: each one's settings (eps, p, bias, form)",
+                     "各层的设置（eps、p、bias、形式）"),
     "stage:outputs": ("outputs from the same weights: every module, logits, loss, gradients",
                       "相同权重下的输出：每个模块、logits、损失、梯度"),
+    "stage:data": ("data: read_data's vocabulary and splits", "数据：read_data 的词表和切分"),
     "stage:batches": ("batches: get_batch under the same generator",
                       "批量：同一个随机数生成器下的 get_batch"),
     "stage:causality": ("causality: what a later character may change",
@@ -1282,6 +1286,8 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "stage:calls": ("the rung's other calls", "这一级的其他调用"),
     "stage:training": ("a short training from the same weights and batches",
                        "相同权重和批量下的一段短训练"),
+    "stage:runs": ("run as a script: the file itself trains for 2 steps",
+                   "当作脚本运行：文件自己训练 2 步"),
     "size:small": ("small", "小"),
     "size:default": ("default", "默认"),
     "ok": ("  ok     {stage}", "  通过   {stage}"),
@@ -1343,8 +1349,21 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                       "你的模型有目标模型没有的 {extra}，却没有 {name} {shape}（{what}）：目标里的 "
                       "{module} 是 {kind}。层的顺序和目标一致吗？"),
     "nothing": ("module it does not have", "它没有的模块"),
-    "init": ("{name} starts at {yours}, the target's at {value}",
-             "{name} 的初始值是 {yours}，目标的是 {value}"),
+    "init": ("{name} starts with mean, spread and share within one spread {yours}; the "
+             "target's {value} (a normal draw has 68% within one spread, a uniform one 58%)",
+             "{name} 的初始均值、标准差和落在一个标准差内的比例是 {yours}；目标的是 {value}"
+             "（正态分布约 68% 落在一个标准差内，均匀分布约 58%）"),
+    "layers": ("your {name} is {yours}, the target's {value}",
+               "你的 {name} 是 {yours}，目标的是 {value}"),
+    "data_chars": ("read_data gives a vocabulary of {yours} characters, the target's {value}",
+                   "read_data 给出 {yours} 个字符的词表，目标的是 {value} 个"),
+    "data_splits": ("read_data splits the text as {yours} characters, the target as {value}",
+                    "read_data 把文本切成 {yours} 个字符，目标切成 {value}"),
+    "runs": ("run as a script for 2 steps, your file exits with {status} and records {steps} "
+             "steps in metrics.csv, the target's {value}: is main() still called under "
+             "if __name__ == \"__main__\":?",
+             "当作脚本运行 2 步，你的文件退出码为 {status}，metrics.csv 里记了 {steps} 步，目标的是 "
+             "{value} 步：main() 还在 if __name__ == \"__main__\": 之下被调用吗？"),
     "peeks": ("a later character changes an earlier position's logits: a position sees the "
               "future (this rung is causal)",
               "后面的字符改变了前面位置的 logits：有位置看到了未来（这一级是因果的）"),
@@ -1362,9 +1381,8 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "never_called": ("the target calls {name} ({what}); yours never does",
                      "目标程序调用了 {name}（{what}）；你的从没调用"),
     "first_module": ("{name} ({what}) is the first module whose output differs, in the order "
-                     "the target computes them. {why}",
-                     "按目标程序的计算顺序，第一个输出不同的模块是 {name}（{what}）。{why}"),
-    "causal": ("{causal}", "{causal}"),
+                     "the target computes them ({size} sizes). {why}",
+                     "按目标程序的计算顺序，第一个输出不同的模块是 {name}（{what}，{size}尺寸）。{why}"),
     "and_causal": ("And {causal}.", "另外，{causal}。"),
     "input_from": ("Yours takes what the target's {source} gives.",
                    "你的拿到的是目标程序里 {source} 的输出。"),
@@ -1381,9 +1399,26 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "never_computes": ("the target's {op} there gives a tensor of shape {shape} that yours never "
                        "computes.",
                        "目标程序在那里的 {op} 给出一个形状为 {shape} 的张量，你的代码从没算出过它。"),
+    "same_input": ("at the target's {op} (shape {shape}), yours is given the same input and "
+                   "gives other numbers, so the op itself differs (its axis, eps or form): {how}.",
+                   "在目标程序的 {op}（形状 {shape}）处，你的拿到同样的输入，却给出不同的数，所以是"
+                   "这个运算本身不同（它的轴、eps 或形式）：{how}。"),
+    "rel:dropped": ("yours sets {share} of the numbers to 0 and scales the rest by {scale}: a "
+                    "dropout (p = {p}) the target does not apply here",
+                    "你的把 {share} 的数置为 0，其余乘以 {scale}：目标在这里没有这个 dropout"
+                    "（p = {p}）"),
+    "rel:not_dropped": ("the target's sets {share} of the numbers to 0 and scales the rest by "
+                        "{scale} (a dropout, p = {p}); yours does not",
+                        "目标的把 {share} 的数置为 0，其余乘以 {scale}（一个 dropout，p = {p}）；"
+                        "你的没有"),
+    "order": ("there, yours calls {yours} where the target calls {theirs}: the same layers in "
+              "another order.",
+              "在那里，你的先调用 {yours}，目标程序先调用 {theirs}：同样的层，顺序不同。"),
+    "fed_at": ("at the target's {op} (shape {shape}), yours is given another input: {how}.",
+               "在目标程序的 {op}（形状 {shape}）处，你的拿到的输入不同：{how}。"),
     "parts_at": ("at the target's {op} (shape {shape}), {how}.",
                  "在目标程序的 {op}（形状 {shape}）处，{how}。"),
-    "runs": ("Yours runs it {yours} times in a forward pass, the target {theirs} (a layer used "
+    "run_count": ("Yours runs it {yours} times in a forward pass, the target {theirs} (a layer used "
              "twice, or one left unused?).",
              "一次前向里你的运行了它 {yours} 次，目标程序 {theirs} 次（某一层用了两次，"
              "或有一层没用上？）。"),

@@ -46,8 +46,14 @@ def relation(mine, theirs):
         if near(a[:, :-1], b[:, 1:]):
             return "rel:shift_earlier", {}
     axes = summing_axes(a), summing_axes(b)
-    if axes[1] and axes[0] != axes[1]:
-        return "rel:axis", {"theirs": axes[1][0], "yours": axes[0][0] if axes[0] else "none"}
+    if axes[0] and axes[1] and axes[0] != axes[1]:
+        return "rel:axis", {"theirs": axes[1][0], "yours": axes[0][0]}
+    dropped = dropout(a, b)
+    if dropped:
+        return "rel:dropped", dropped
+    dropped = dropout(b, a)
+    if dropped:
+        return "rel:not_dropped", dropped
     for name, f in ACTIVATIONS:
         if near(a, f(b)):
             return "rel:extra_fn", {"fn": name}
@@ -56,6 +62,21 @@ def relation(mine, theirs):
     if finite.all() and near(a.flatten().sort().values, b.flatten().sort().values):
         return "rel:moved", {}
     return apart(a, b)
+
+
+def dropout(a, b):
+    """{share, scale} where a is b with some numbers set to 0 and the rest scaled by one number
+    greater than 1, as dropout does in training; else None."""
+    live = b != 0  # where the target's is 0 already (a masked future), nothing is dropped
+    kept = (a != 0) & live
+    if kept.equal(live) or not kept.any():
+        return None
+    scale = (a[kept] / b[kept]).mean()
+    if scale <= 1 or not near(a[kept], scale * b[kept]):
+        return None
+    share = 1 - kept.sum().item() / live.sum().item()
+    return {"share": f"{share:.0%}", "scale": f"{scale.item():.4g}",
+            "p": f"{1 - 1 / scale.item():.2g}"}
 
 
 def summing_axes(t):
@@ -70,11 +91,21 @@ def summing_axes(t):
 def apart(a, b):
     """How far apart: the largest difference, where it is, and how many entries differ."""
     diff = torch.where(a == b, 0.0, (a - b).abs()).nan_to_num(float("inf"))  # -inf, -inf: 0
-    where = tuple(int(i) for i in torch.unravel_index(diff.argmax(), diff.shape))
+    where = index(int(diff.argmax()), diff.shape)
     wrong = ~torch.isclose(a, b, RTOL, ATOL, equal_nan=True)
     return "rel:apart", {"max": f"{diff.max().item():.3g}", "at": where, "n": int(wrong.sum()),
                          "of": a.numel(), "yours_at": f"{a[where].item():.4g}",
                          "theirs_at": f"{b[where].item():.4g}"}
+
+
+def index(flat, shape):
+    """The index in a tensor of shape of its item number flat (torch.unravel_index, which takes
+    a second to import)."""
+    where = []
+    for size in reversed(shape):
+        where.append(flat % size)
+        flat //= size
+    return tuple(reversed(where))
 
 
 def other_shape(mine, theirs):
@@ -124,7 +155,8 @@ def positions(mine, theirs):
 # ------------------------------------------------------------------ inside one module
 class Trace(TorchFunctionMode):
     """Records what each torch function gives (its name, a copy of the floating tensor it
-    returns) while the module called `inside` runs: x @ w, a softmax, masked_fill, a view."""
+    returns, a copy of the first tensor it was given) while the module called `inside` runs:
+    x @ w, a softmax, masked_fill, a view."""
 
     def __init__(self, model, inside):
         super().__init__()
@@ -143,7 +175,10 @@ class Trace(TorchFunctionMode):
         out = func(*args, **(kwargs or {}))
         if self.depth and isinstance(out, torch.Tensor) and out.is_floating_point():
             name = getattr(func, "__name__", str(func)).strip("_")
-            self.seen.append((name, out.detach().clone()))
+            given = next((a for a in args if isinstance(a, torch.Tensor)), None)
+            if given is not None:
+                given = given.detach().clone()
+            self.seen.append((name, out.detach().clone(), given))
         return out
 
     def remove(self):
@@ -152,25 +187,42 @@ class Trace(TorchFunctionMode):
 
 
 def parting(mine, theirs):
-    """Where two traces of one module part: (the target's op, its tensor, the learner's tensors
-    of its shape, those after the last one that agreed first), at the first tensor the target
-    computes that the learner's code never does; None where it computes every one of them."""
+    """Where two traces of one module part: (the target's op, its tensor, the learner's same op
+    given the same input (the op itself differs: its dim, eps or approximation), the learner's
+    tensors of its shape after the last one that agreed then those before it, and [(the input
+    the learner's same op is given, the target's)]), at the first tensor the target computes
+    that the learner's code never does; None where it computes every one of them."""
     last = -1
-    for name, t in theirs:
-        found = [i for i, (_, m) in enumerate(mine) if near(m, t)]
+    for name, t, given in theirs:
+        found = [i for i, (_, m, _) in enumerate(mine) if near(m, t)]
         if found:
             last = max(last, found[0])
             continue
-        after = [m for i, (_, m) in enumerate(mine) if i > last and m.shape == t.shape]
-        before = [m for i, (_, m) in enumerate(mine) if i <= last and m.shape == t.shape]
-        return name, t, after + before[::-1]
+        shaped = [(i, n, m, g) for i, (n, m, g) in enumerate(mine) if m.shape == t.shape]
+        same = [m for i, n, m, g in shaped if n == name and g is not None and given is not None
+                and near(g, given) and close_enough(m, t)]
+        after = [m for i, n, m, g in shaped if i > last]
+        before = [m for i, n, m, g in shaped if i <= last]
+        fed = [(g, given) for i, n, m, g in shaped if i > last and n == name and
+               g is not None and given is not None and g.shape == given.shape]
+        return name, t, same, after + before[::-1], fed[:1]
     return None
+
+
+def close_enough(mine, theirs):
+    """mine is theirs made another way (another eps, dim or approximation), not another thing
+    altogether: a relation with a name, or within a tenth of theirs' largest number."""
+    key, _ = relation(mine, theirs)
+    if key != "rel:apart":
+        return True
+    top = theirs.double().nan_to_num(0, 0, 0).abs().max()
+    return bool(((mine.double() - theirs.double()).nan_to_num(0, 0, 0).abs().max() <= 0.1 * top))
 
 
 def earlier(theirs, given, op_tensor):
     """The target's tensors before op_tensor in its trace, and the module's input first."""
     found = [("input", t) for t in given]
-    for name, t in theirs:
+    for name, t, _ in theirs:
         if t is op_tensor:
             break
         found.append((name, t))
