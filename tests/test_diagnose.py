@@ -48,6 +48,7 @@ def test_apart_says_where_the_largest_difference_is():
 @pytest.mark.parametrize("mine, key", [
     (torch.tensor([[2, 3, 4, 5], [6, 7, 8, 9]]), "rel:shift_later"),
     (torch.tensor([[1, -100, 3, -100], [-100, 6, -100, -100]]), "rel:chosen"),
+    (torch.tensor([[0, 2, 0, 4], [0, 0, 7, 0]]), "rel:chosen_zeros"),
     (torch.tensor([[-100, 2, -100, 7], [-100, -100, 7, -100]]), "rel:chosen_values"),
 ])
 def test_a_batch_s_targets_are_compared_position_by_position(mine, key):
@@ -77,6 +78,6 @@ def test_a_trace_finds_the_first_tensor_the_learner_never_computes():
             model(x)
         tracer.remove()
         traces.append(tracer.seen)
-    op, theirs, same, candidates = diagnose.parting(traces[1], traces[0])
+    op, theirs, same, candidates, _ = diagnose.parting(traces[1], traces[0])
     assert op == "mul" and diagnose.named_relation(same + candidates, theirs, []) == (
         "rel:scale", {"k": "0.5"})

@@ -579,8 +579,11 @@ def test_what_the_rung_is_beyond_its_outputs_is_checked_too(name, old, new, frag
 @pytest.mark.parametrize("name, old, new, fragment", [
     ("v4_multihead", "wei = F.softmax(wei, dim=-1)", "wei = F.softmax(wei, dim=-2)",
      "the softmax runs over the other axis"),
-    ("v4_multihead", "k.transpose(-2, -1) * hs**-0.5", "k.transpose(-2, -1) * C**-0.5",
-     "0.5774 times the target's"),
+    ("v4_multihead", "k.transpose(-2, -1) * hs**-0.5", "k.transpose(-2, -1) * (2 * hs)**-0.5",
+     "0.7071 times the target's"),
+    ("v5_ffn", "x = self.sa_heads(x)  # (B, T, C): each position gathers from the ones before it\n"
+     "        x = self.ffwd(x)", "x = self.ffwd(x)\n        x = self.sa_heads(x)",
+     "there, yours calls ffwd where the target calls sa_heads"),
     ("v6_block", "x = x + self.ffwd(self.ln2(x))", "x = self.ffwd(self.ln2(x))",
      "(a residual path)"),
 ])
@@ -591,4 +594,23 @@ def test_a_difference_outside_the_catalogue_is_said_by_what_it_is(name, old, new
     passed, said = run_check(name, text.replace(old, new), tmp_path)
     joined = " ".join(said.split())
     assert not passed and fragment in joined, said
-    assert "hint:" not in said and catalogue.TASKS[name][0] not in joined, said
+    assert catalogue.TASKS[name][0] not in joined, "the task again, as a hint"
+
+
+# ------------------------------------------------------------------ one piece
+def test_one_class_is_checked_alone_before_it_is_wired_in(workspace, tmp_path, capsys):
+    """v4's program with v5's FeedForward pasted in, not yet used: the class passes alone; the
+    same class without its ReLU fails, and says the ReLU is missing."""
+    start, target = STARTS["v5_ffn"], TARGETS["v5_ffn"]
+    piece = target[target.index("class FeedForward"):target.index("class LanguageModel")]
+    text = start.replace("class LanguageModel", piece + "class LanguageModel", 1)
+    path = tmp_path / "mine.py"
+    path.write_text(text, encoding="utf-8")
+    argv = ["v5_ffn", "--check", "--piece", "FeedForward", "--file", str(path)]
+    assert exercise.main(argv) == 0
+    assert "passed: your FeedForward computes what the target's does" in capsys.readouterr().out
+    path.write_text(text.replace("            nn.ReLU(),\n", "", 1), encoding="utf-8")
+    assert exercise.main(argv) == 1
+    assert "a ReLU is missing" in " ".join(capsys.readouterr().out.split())
+    assert exercise.main([*argv[:2], "--piece", "Nope", *argv[4:]]) == 2
+    assert "its pieces are MultiHeadAttention, FeedForward" in capsys.readouterr().err

@@ -235,13 +235,14 @@ TASKS = {  # exercise: (English, Chinese), in words: the learner writes the code
     "v8_bert_mlm/01-mlm-target": (
         "Hide characters and ask for them back: a new hyperparameter mask_prob = 0.15, "
         "block_size 32; read_data gives the mask token _ id 0; choose_positions picks "
-        "round(mask_prob * T) positions of each window (at least one): after get_batch's ix, one "
+        "round(mask_prob * T) positions of each window (Python's round: 2.5 gives 2; at least "
+        "one): after get_batch's ix, one "
         "torch.rand((B, T)) from the generator, and each row's k largest (topk); there the target "
         "is the character at the same position and the input the mask token, elsewhere the "
         "target is -100.",
         "把字符藏起来，让模型猜回去：新增超参数 mask_prob = 0.15，block_size 改为 32；"
         "read_data 让掩蔽词元 _ 占 id 0；choose_positions 在每个窗口里选 round(mask_prob * T) "
-        "个位置（至少一个）：在 get_batch 抽完 ix 之后，用生成器抽一个 torch.rand((B, T))，"
+        "个位置（Python 的 round：2.5 得 2；至少一个）：在 get_batch 抽完 ix 之后，用生成器抽一个 torch.rand((B, T))，"
         "每行取最大的 k 个（topk）；get_batch 在选中的位置上，目标是同一位置的原字符，输入换成掩蔽词元，"
         "其余位置的目标为 -100。"),
     "v8_bert_mlm/02-fill-in": (
@@ -1359,6 +1360,22 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                    "read_data 给出 {yours} 个字符的词表，目标的是 {value} 个"),
     "data_splits": ("read_data splits the text as {yours} characters, the target as {value}",
                     "read_data 把文本切成 {yours} 个字符，目标切成 {value}"),
+    "stage:piece": ("one class, from the target's weights and input", "单个类：用目标的权重和输入"),
+    "piece_missing": ("your file has no class {cls} (the target's pieces: {pieces})",
+                      "你的文件里没有类 {cls}（目标程序的部件：{pieces}）"),
+    "piece_unused": ("the target's model never builds a {cls}, so it has no weights or input to "
+                     "check yours with",
+                     "目标模型从不构建 {cls}，所以没有权重和输入可用来检查你的"),
+    "piece_params": ("your {cls} holds {yours}, the target's {value}: other parameters, or in "
+                     "another order",
+                     "你的 {cls} 里是 {yours}，目标的是 {value}：参数不同，或顺序不同"),
+    "piece_output": ("your {cls} gives another output from the target's weights and input: {how}",
+                     "用目标的权重和输入，你的 {cls} 给出的输出不同：{how}"),
+    "piece_passed": ("passed: your {cls} computes what the target's does, from its weights and "
+                     "input. Wire it into the model, then check the whole file:  python "
+                     "tools/exercise.py {name} --check{lang}",
+                     "通过：用目标的权重和输入，你的 {cls} 和目标的算的一样。把它接进模型，再检查整个"
+                     "文件：  python tools/exercise.py {name} --check{lang}"),
     "runs": ("run as a script for 2 steps, your file exits with {status} and records {steps} "
              "steps in metrics.csv, the target's {value}: is main() still called under "
              "if __name__ == \"__main__\":?",
@@ -1418,8 +1435,8 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                "在目标程序的 {op}（形状 {shape}）处，你的拿到的输入不同：{how}。"),
     "parts_at": ("at the target's {op} (shape {shape}), {how}.",
                  "在目标程序的 {op}（形状 {shape}）处，{how}。"),
-    "run_count": ("Yours runs it {yours} times in a forward pass, the target {theirs} (a layer used "
-             "twice, or one left unused?).",
+    "run_count": ("Yours runs it {yours} times in a forward pass, the target {theirs} (a layer "
+                  "used twice, or one left unused?).",
              "一次前向里你的运行了它 {yours} 次，目标程序 {theirs} 次（某一层用了两次，"
              "或有一层没用上？）。"),
     "rel:missing_term": ("the target's adds what its earlier {op} gave, yours does not (a "
@@ -1470,9 +1487,12 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                           "predict there are others",
                           "计分的位置相同，但那里要预测的 {of} 个字符中有 {n} 个不同"),
     "rel:chosen": ("yours scores {yours} positions, the target's {theirs} ({both} of them the "
-                   "same); where the target skips a position (-100), yours has 0 at {zeros}",
-                   "你的对 {yours} 个位置计分，目标对 {theirs} 个（其中 {both} 个相同）；目标跳过"
-                   "（-100）的位置里，你的有 {zeros} 个是 0"),
+                   "same)",
+                   "你的对 {yours} 个位置计分，目标对 {theirs} 个（其中 {both} 个相同）"),
+    "rel:chosen_zeros": ("where the target skips a position (-100), yours has 0 at {zeros} of "
+                         "them: the loss then scores them as the character with id 0",
+                         "目标跳过（-100）的位置里，你的有 {zeros} 个是 0：损失会把它们当成 id 为 0 "
+                         "的字符来计分"),
     "rel:entries": ("{n} of its {of} entries differ, the first at {at}",
                     "{of} 个元素里有 {n} 个不同，第一个在 {at}"),
     "logits": ("every module agrees, but the logits or the loss differ ({size} sizes)",
@@ -1484,6 +1504,11 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "batches": ("get_batch's {which} ({which_words}) is not the target's, at the {size} sizes: "
                 "{how}",
                 "get_batch 的 {which}（{which_words}）和目标程序的不同（{size}尺寸）：{how}"),
+    "hidden": ("the windows and the chosen positions agree, but {n} of the {of} chosen "
+               "positions are hidden otherwise (80% the mask token, 10% a random character, 10% "
+               "kept, drawn as the task says)",
+               "窗口和选中的位置都一致，但 {of} 个选中位置里有 {n} 个藏法不同（80% 换成掩蔽词元，"
+               "10% 换成随机字符，10% 不变，按任务说的方式抽取）"),
     "draws": ("the windows or the choices differ. The check gives both one generator, so yours "
               "must draw the same random numbers in the same order (the same calls, with the "
               "same shapes) as the task says",

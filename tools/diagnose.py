@@ -143,10 +143,12 @@ def positions(mine, theirs):
         if skip_mine.equal(skip_theirs):
             return "rel:chosen_values", {"n": int((mine != theirs).sum()),
                                          "of": int(chosen_theirs.sum())}
-        return "rel:chosen", {"yours": int((~skip_mine).sum()),
-                              "theirs": int(chosen_theirs.sum()),
-                              "both": int((~skip_mine & chosen_theirs).sum()),
-                              "zeros": int(((mine == 0) & skip_theirs).sum())}
+        values = {"yours": int((~skip_mine).sum()), "theirs": int(chosen_theirs.sum()),
+                  "both": int((~skip_mine & chosen_theirs).sum()),
+                  "zeros": int(((mine == 0) & skip_theirs).sum())}
+        if values["zeros"]:  # 0 where -100 belongs: the loss scores the positions it skips
+            return "rel:chosen_zeros", values
+        return "rel:chosen", values
     wrong = mine != theirs
     first = tuple(int(i) for i in wrong.nonzero()[0])
     return "rel:entries", {"n": int(wrong.sum()), "of": mine.numel(), "at": first}

@@ -7,27 +7,35 @@ it, and check your code against the rung's own program in a few seconds.
     python tools/exercise.py v6_block/02-residual     # one step: starts from step 01's program
     python tools/exercise.py v6_block/02-residual --check --file my_train.py
     python tools/exercise.py v5_ffn --check --lang zh # hints in Chinese (or a zh_* locale)
+    python tools/exercise.py v5_ffn --check --piece FeedForward  # one class, before wiring it
 
 An exercise file is the program of the rung (or step) before, its docstring saying what to
 build. Edit the lesson part; leave the plumbing below the fence as it is. A check imports your
-file (which trains nothing), then compares it with the target program stage by stage and stops
-at the first difference, with a hint:
+file in a process of its own (so that nothing it does at import reaches the target or the
+verdict), then compares it with the target program stage by stage and stops at the first
+difference:
 
     hyperparameters  their names and default values, and MODEL_ARGS
     parameters       names and shapes, at small odd sizes and at the defaults (v4 to v6:
                      layers you named otherwise are matched by shape and order, and said so)
-    initial weights  the scale of each tensor your model starts from
+    layers           each torch.nn layer's settings: a LayerNorm's eps, a Dropout's p
+    initial weights  the mean, spread and shape of spread of each tensor your model starts from
     outputs          the target's weights copied into your model: every module's output, the
                      logits, the loss and the gradients, compared
+    data             read_data: the vocabulary and the splits
     batches          get_batch under the same generator
     causality        whether a later character changes an earlier prediction, and whether
                      eval mode gives the same logits twice
     calls            the rung's other calls (generation, a prompt, a short window, a cache,
                      its config), compared
     training         a short training from the same weights and batches: the same losses
+    runs             your file run as a script for 2 steps: it trains and logs them
 
-Where your outputs equal a mistake in tools/catalogue.py, the hint names that mistake and the
-doc section that explains it; otherwise it names the first module whose output differs. Code
+Where your code equals a mistake in tools/catalogue.py, the hint names that mistake and the doc
+section that explains it. Otherwise the check says what the difference is: at the first module
+whose output differs, whether its input differs already (then the difference is made in the
+code that calls it), and where inside the torch calls part, how yours relates to the target's
+(tools/diagnose.py: a scale, a sign, the other axis, a shift by one, a missing term). Code
 that is right but ordered differently passes: values agree to within float rounding.
 Exit status: 0 passed, 1 your code differs (or raised), 2 bad input to the tool.
 """
@@ -316,6 +324,9 @@ def serve(name, target_text, path, conn, cache):
             elif what[0] == "trace":  # ("trace", a module's name in the target, a size)
                 with learners(path):
                     value = trace(learner, known.ctx, what[1], what[2])
+            elif what[0] == "piece":  # ("piece", a class's name)
+                with learners(path):
+                    value = piece(learner, known.ctx, what[1])
             elif what[0] == "records":  # ("records", a size): forward() with each module's
                 with learners(path):
                     value = forward(learner, known.ctx, what[1], True)
@@ -707,6 +718,123 @@ def training(module, ctx, model=None):
     return log.losses
 
 
+# ------------------------------------------------------------------ one piece
+def pieces(target):
+    """The classes of the target's model that a learner can check alone: its nn.Modules but the
+    model itself."""
+    import torch
+
+    return [n for n, v in vars(target).items() if isinstance(v, type) and issubclass(
+        v, torch.nn.Module) and v.__module__ == target.__name__ and n != "LanguageModel"]
+
+
+def piece_sample(target, ctx, cls):
+    """How the target's model builds and calls its first cls, at the small sizes in eval mode:
+    (the constructor's args and kwargs, its weights, the args and kwargs of its first call)."""
+    torch = ctx.torch
+    made = []
+    kind_of = getattr(target, cls)
+    original = kind_of.__init__
+
+    def init(self, *args, **kwargs):  # the target's own class, put back below
+        made.append((self, args, kwargs))
+        original(self, *args, **kwargs)
+
+    kind_of.__init__ = init
+    try:
+        model = build(target, ctx, ctx.configs[0], ctx.weights[0]).eval()
+    finally:
+        kind_of.__init__ = original
+    if not made:
+        raise Differs("piece", "piece_unused", cls=cls)
+    first, args, kwargs = made[0]
+    given = []
+
+    def hook(module, call_args, call_kwargs, output):
+        if not given:
+            given.append((call_args, call_kwargs))
+
+    handle = first.register_forward_hook(hook, with_kwargs=True)
+    with torch.no_grad():
+        model(*ctx.batches[0])
+    handle.remove()
+    state = {k: v.detach().clone() for k, v in first.state_dict().items()}
+    return args, kwargs, state, given[0]
+
+
+def piece(module, ctx, cls):
+    """module's class cls, built and called as the target's model builds and calls its own, from
+    the same weights: {params: [(name, shape)], gives: [tensors]}. A config object the target
+    passes is rebuilt with module's own class of its name."""
+    torch = ctx.torch
+    args, kwargs, state, (call_args, call_kwargs) = piece_sample(ctx.target, ctx, cls)
+    own = getattr(module, cls, None)
+    if not isinstance(own, type):
+        raise Differs("piece", "piece_missing", cls=cls, pieces=", ".join(pieces(ctx.target)))
+
+    def mine(value):  # the target's BertConfig, say, as the learner's BertConfig
+        name = type(value).__name__
+        if type(value).__module__ == ctx.target.__name__ and isinstance(
+                getattr(module, name, None), type):
+            return getattr(module, name)(**vars(value))
+        return value
+
+    seed(torch, ctx.configs[0].seed)
+    made = own(*[mine(a) for a in args], **{k: mine(v) for k, v in kwargs.items()})
+    params = [(n, tuple(p.shape)) for n, p in made.state_dict().items()]
+    theirs = [(n, tuple(v.shape)) for n, v in state.items()]
+    if [s for _, s in params] != [s for _, s in theirs]:
+        raise Differs("piece", "piece_params", cls=cls, yours=params, value=theirs)
+    with torch.no_grad():
+        for (n, p), v in zip(made.state_dict().items(), state.values()):
+            p.copy_(v)
+        gives = made.eval()(*call_args, **call_kwargs)
+    return {"params": [s for _, s in params], "gives": [t.detach() for t in flat(gives)]}
+
+
+def check_piece(name, target_text, path, cls, lang="en", say=print, cache=None):
+    """Check one class of the file at path against the target's: True when it computes what the
+    target's computes, from the same weights and input."""
+    zh = lang == "zh"
+    text = catalogue.TEXT
+    if cache is None:
+        cache = {}
+    known = known_target(name, target_text, cache)
+    if cls not in pieces(known.target):
+        raise UserError(f"{name} has no class {cls}: its pieces are "
+                        f"{', '.join(pieces(known.target))}")
+    path = Path(path).resolve()
+    learner = Learner(name, target_text, path, cache)
+    try:
+        learner.ask("imports")
+        say(text["ok"][zh].format(stage=text["stage:imports"][zh]))
+        learner.send(("piece", cls))
+        theirs = piece(known.target, known.ctx, cls)
+        mine = learner.reply()
+        if not close(mine["gives"], theirs["gives"]):
+            how = text["rel:shape"][zh].format(yours=len(mine["gives"]),
+                                               theirs=len(theirs["gives"]))
+            if len(mine["gives"]) == len(theirs["gives"]):
+                key, values = diagnose.relation(*first_tensors(mine["gives"], theirs["gives"]))
+                how = text[key][zh].format(**values)
+            raise Differs("piece", "piece_output", cls=cls, how=how)
+    except Differs as d:
+        said(d, name, zh, say)
+        return False
+    except Raised as e:
+        say(text["raised"][zh].format(error=str(e)))
+        return False
+    except Ended as e:
+        stage = text[f"stage:{learner.stage}"][zh]
+        say(wrap(text[e.key][zh].format(stage=stage, **e.values)))
+        return False
+    finally:
+        learner.close()
+    lang_flag = " --lang zh" * zh
+    say(wrap(text["piece_passed"][zh].format(cls=cls, name=name, lang=lang_flag)))
+    return True
+
+
 # ------------------------------------------------------------------ comparing
 def close(a, b):
     """a and b agree: tensors to within rounding, containers item by item, the rest equal."""
@@ -809,8 +937,7 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
                         "value": len(theirs["steps"])}
     if stage == "initial weights":
         k = next(k for k in theirs if not same_scale({k: mine[k]}, {k: theirs[k]}))
-        return "init", {"name": k, "yours": "%.3f, %.3f, %.0f%%" % (*mine[k][:2], 100 * mine[k][3]),
-                        "value": "%.3f, %.3f, %.0f%%" % (*theirs[k][:2], 100 * theirs[k][3])}
+        return "init", {"name": k, "yours": start_words(mine[k]), "value": start_words(theirs[k])}
     if stage == "outputs":
         learned = learner.ask("causality")
         rule = causality(target, ctx)
@@ -844,9 +971,15 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
         size, (a, b) = next((size, pair) for size, pair in zip(("small", "default"), zip(
             mine, theirs)) if not close(*pair))  # a, b: the learner's (x, y), the target's
         which = 0
-        if close(a[0], b[0]):
-            which = 1  # the inputs agree: the targets differ
+        if not close(a[1], b[1]):
+            which = 1  # the targets say what the batch means (which positions are scored): first
         key, values = diagnose.relation(a[which], b[which])
+        chosen = b[1] != -100
+        if key == "rel:entries" and which == 0 and not chosen.all():
+            moved = a[0] != b[0]
+            if not moved[~chosen].any():  # the windows agree: only how chosen ones are hidden
+                key = "hidden"
+                values = {"n": int(moved.sum()), "of": int(chosen.sum())}
         if key == "rel:entries":  # other windows or choices: other random draws
             key = "draws"
         how = catalogue.TEXT[key][zh].format(**values)
@@ -944,6 +1077,12 @@ def first_tensors(mine, theirs):
         if not close(a, b):
             return a, b
     return flat(mine)[0], flat(theirs)[0]
+
+
+def start_words(start):
+    """(mean, spread, size, share within one spread) as the init message gives them."""
+    mean, spread, _, within = start
+    return f"{mean:.3f}, {spread:.3f}, {within:.0%}"
 
 
 def why_not_causal(mine, theirs):
@@ -1242,6 +1381,8 @@ def main(argv=None):
     p.add_argument("exercise", nargs="?", help="a rung (v5_ffn) or a step (v6_block/02-residual)")
     p.add_argument("--check", action="store_true", help="check your file against the target")
     p.add_argument("--file", type=Path, help="the file to check (default: the exercise's)")
+    p.add_argument("--piece", metavar="CLASS", help="with --check: check one class alone "
+                   "(say FeedForward), from the target's weights and input, before wiring it in")
     p.add_argument("--lang", choices=["en", "zh"], help="hints in English or Chinese (default: "
                    "the locale's)")
     args = p.parse_args(argv)
@@ -1263,6 +1404,9 @@ def main(argv=None):
     lang = " --lang zh" if zh else ""  # carried into every command a message suggests
     name = find(args.exercise, names, lang)
     start, target = programs(name)
+    if args.piece and not args.check:
+        raise UserError(f"--piece needs --check: python tools/exercise.py {name} --check "
+                        f"--piece {args.piece}{lang}")
     if args.file and not args.check:
         raise UserError("--file needs --check: python tools/exercise.py "
                         f"{name} --check --file {args.file}{lang}")
@@ -1284,8 +1428,19 @@ def main(argv=None):
     if not path.is_file():
         raise UserError(f"no file at {path}: run python tools/exercise.py {name}{lang} first" if
                         not args.file else f"--file {path} is not a file: pass your train.py")
+    cache = {}
+    if args.piece:  # a class the target has, said before any work
+        known = known_target(name, target, cache)
+        if args.piece not in pieces(known.target):
+            raise UserError(f"{name} has no class {args.piece}: its pieces are "
+                            f"{', '.join(pieces(known.target))}")
     print(catalogue.TEXT["checking"][zh].format(path=shown(path.resolve()), name=name))
-    if not check(name, target, path, "zh" if zh else "en"):
+    if args.piece:  # one class: no pass mark, the file as a whole is not checked
+        passed = check_piece(name, target, path, args.piece, "zh" if zh else "en", cache=cache)
+        if passed:
+            return 0
+        return 1
+    if not check(name, target, path, "zh" if zh else "en", cache=cache):
         return 1
     if path.resolve() == mine.resolve():  # the list says which of your exercises passed
         # a convenience: a read-only folder goes without. Written beside and moved into
