@@ -1516,6 +1516,13 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
               "随机数（同样的调用、同样的形状）"),
     "which:x": ("the inputs", "输入"),
     "which:y": ("the targets", "目标"),
+    "calls_mode": ("after {call}, your model is in {yours}, the target's in {value}: a function "
+                   "that needs eval mode (dropout off) sets it with model.eval(), and training "
+                   "sets model.train() again",
+                   "调用 {call} 之后，你的模型处于{yours}，目标的处于{value}：需要评估模式"
+                   "（关掉 dropout）的函数要用 model.eval() 设置，训练时再用 model.train() 改回来"),
+    "mode:True": ("training mode", "训练模式"),
+    "mode:False": ("eval mode", "评估模式"),
     "calls": ("{call} gives {yours}; the target's gives {value}",
               "{call} 给出 {yours}；目标程序给出 {value}"),
     "training": ("the model and the batches agree, yet the losses part: {yours} where the target "
@@ -1541,11 +1548,15 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                     "\n改过了：通过检查之后又改过"),
     "docstring": ("Exercise {name}: {what}.\n\nWhat to build: {task}\n\nEdit the lesson part above "
                   "the fence; leave the plumbing below it as it is.\n"
+                  "Check one class alone, before you wire it in:\n"
+                  "    python tools/exercise.py {name} --check --piece CLASS\n"
                   "Check it:\n    python tools/exercise.py {name} --check\n"
                   "Then train it:\n    {run}\n"
                   "Start over: delete this file, then python tools/exercise.py {name}\n",
                   "练习 {name}\n\n要写的：{task}\n\n只改分隔线上面的课程部分；"
                   "下面的管道代码保持原样。\n"
+                  "接进模型之前，可以单独检查一个类：\n"
+                  "    python tools/exercise.py {name} --check --piece 类名 --lang zh\n"
                   "检查：\n    python tools/exercise.py {name} --check --lang zh\n"
                   "通过后训练：\n    {run}\n"
                   "重新开始：删掉这个文件，再运行 python tools/exercise.py {name} --lang zh\n"),

@@ -673,10 +673,12 @@ def fill(model):
 def calls(module, ctx):
     """The rung's other calls (catalogue.CALLS), each evaluated from the target's weights, on a
     model in training mode, as main() hands it to sample() (after training, or as loaded): a
-    function that needs eval mode must set it."""
+    function that needs eval mode must set it. {values: what each gives, modes: whether the
+    model is in training mode after it}."""
     torch, args, (x, y) = ctx.torch, ctx.configs[0], ctx.batches[0]
-    model, results = build(module, ctx, args, ctx.weights[0]), []
+    model, results, modes = build(module, ctx, args, ctx.weights[0]), [], []
     for text in ctx.calls:
+        modes.append(model.training)  # as the call before left it
         seed(torch, 3)
         names = {"model": model, "m": module, "x": x, "y": y, "args": args, "torch": torch,
                  "chars": ctx.chars, "fill": fill, "h": torch.randn(2, 5, 12)}
@@ -687,7 +689,8 @@ def calls(module, ctx):
                 results.append(eval(CODE[text], names))  # noqa: S307 the catalogue's own
         except Exception as e:  # the target's own refusals are part of what it does
             results.append(Raising(e, their_frames(e, Path(module.__file__))))
-    return results
+    modes.append(model.training)
+    return {"values": results, "modes": modes[1:]}
 
 
 CODE = {}  # each call's text, compiled once
@@ -987,10 +990,16 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
     if stage == "causality":
         return why_not_causal(mine, theirs), {}
     if stage == "calls":
-        i = next(i for i, (p, q) in enumerate(zip(mine, theirs)) if not close(p, q))
-        where, p, q = first_difference(mine[i], theirs[i])
-        return "calls", {"call": ctx.calls[i] + where, "value": summary(q),
-                         "yours": summary(p, q)}
+        for i, (p, q) in enumerate(zip(mine["values"], theirs["values"])):
+            if mine["modes"][i] != theirs["modes"][i]:  # it left the model in another mode
+                mode = catalogue.TEXT
+                return "calls_mode", {"call": ctx.calls[i],
+                                      "yours": mode[f"mode:{mine['modes'][i]}"][zh],
+                                      "value": mode[f"mode:{theirs['modes'][i]}"][zh]}
+            if not close(p, q):
+                where, p, q = first_difference(p, q)
+                return "calls", {"call": ctx.calls[i] + where, "value": summary(q),
+                                 "yours": summary(p, q)}
     i = next((i for i, (p, q) in enumerate(zip(mine, theirs)) if not abs(p - q) <= LOSS_TOL),
              min(len(mine), len(theirs)))  # or where the shorter list of losses ends
     return "training", {"yours": f"{mine[i]:.6f}" if i < len(mine) else "none",
@@ -1208,7 +1217,8 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
             known.seen[source, stage] = mine  # if it is a catalogued mistake's text
             m = mistake(known, stage, mine, agree)
             if not m and stage == "calls":
-                raised = [p for p, q in zip(mine, theirs) if isinstance(p, Raising) and p != q]
+                raised = [p for p, q in zip(mine["values"], theirs["values"])
+                          if isinstance(p, Raising) and p != q]
                 if raised:
                     raise Raised(raised[0].frames)  # their bug, not our call
             key, values = difference(stage, mine, theirs, known.target, known.ctx, learner, zh)
