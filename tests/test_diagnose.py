@@ -25,7 +25,8 @@ T = torch.randn(2, 5, 5, generator=torch.Generator().manual_seed(0))  # (B, T, T
     (T.transpose(0, 1), T, "rel:axes"),
     (T.reshape(5, 10), T, "rel:reshaped"),
     (T[:, :3], T, "rel:shape"),
-    (T + 1, T, "rel:apart"),
+    (T + 1, T, "rel:offset"),
+    (T * T, T, "rel:apart"),
 ])
 def test_each_relation_is_named(mine, theirs, key):
     assert diagnose.relation(mine, theirs)[0] == key
@@ -81,3 +82,9 @@ def test_a_trace_finds_the_first_tensor_the_learner_never_computes():
     op, theirs, same, candidates, _ = diagnose.parting(traces[1], traces[0])
     assert op == "mul" and diagnose.named_relation(same + candidates, theirs, []) == (
         "rel:scale", {"k": "0.5"})
+
+
+def test_a_mask_read_the_other_way_and_positions_from_another_start_are_named():
+    mask = torch.ones(4, 4, dtype=torch.bool).tril()
+    assert diagnose.relation(~mask, mask)[0] == "rel:inverted"
+    assert diagnose.relation(torch.arange(3), torch.arange(2, 5)) == ("rel:offset", {"c": "-2"})

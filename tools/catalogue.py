@@ -1449,6 +1449,11 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                        "你的加上了目标程序前面 {op} 的结果，目标程序没有"),
     "rel:extra_input": ("yours adds the module's own input, the target's does not",
                         "你的加上了模块自己的输入，目标程序没有"),
+    "rel:inverted": ("yours is True exactly where the target's is False: the mask is read the "
+                     "other way round",
+                     "你的恰好在目标为 False 的地方为 True：掩码的含义反了"),
+    "rel:offset": ("yours is the target's {c} in every entry: counted from another start",
+                   "你的每个元素都是目标的 {c}：起点不同"),
     "rel:sign": ("yours is the target's with the sign flipped", "你的是目标的相反数（符号反了）"),
     "rel:scale": ("yours is {k} times the target's: another scale (which number do you "
                   "multiply or divide by?)",
@@ -1523,6 +1528,10 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                    "（关掉 dropout）的函数要用 model.eval() 设置，训练时再用 model.train() 改回来"),
     "mode:True": ("training mode", "训练模式"),
     "mode:False": ("eval mode", "评估模式"),
+    "calls_module": ("{call} gives {yours}; the target's gives {value}. Inside, {name} ({what}) "
+                     "is the first module whose output differs. {why}",
+                     "{call} 给出 {yours}；目标程序给出 {value}。其中第一个输出不同的模块是 {name}"
+                     "（{what}）。{why}"),
     "calls": ("{call} gives {yours}; the target's gives {value}",
               "{call} 给出 {yours}；目标程序给出 {value}"),
     "training": ("the model and the batches agree, yet the losses part: {yours} where the target "

@@ -34,6 +34,9 @@ def relation(mine, theirs):
     finite = torch.isfinite(a) & torch.isfinite(b)
     if near(a, -b):
         return "rel:sign", {}
+    shift = offset(a, b)
+    if shift:
+        return "rel:offset", {"c": shift}
     if finite.all() and b.abs().max() > 0:
         k = (a * b).sum() / (b * b).sum()
         if abs(k - 1) > 1e-3 and near(a, k * b):
@@ -129,9 +132,26 @@ def orders(n):
     return list(itertools.permutations(range(n)))[1:]
 
 
+def offset(mine, theirs):
+    """The number c, not 0, where mine is theirs + c in every entry (a position counted from
+    another start); else None."""
+    if mine.dtype == torch.bool or theirs.dtype == torch.bool or mine.numel() == 0:
+        return None
+    shift = mine.double() - theirs.double()
+    c = shift.flatten()[0]
+    if c != 0 and torch.isfinite(c) and torch.allclose(shift, c.expand_as(shift), 0, ATOL):
+        return f"{c.item():+.4g}"
+    return None
+
+
 def positions(mine, theirs):
     """Integer tensors of one shape (B, T): a shift by one position, -100 (skip) where the
     target has a character or the other way round, or which positions differ."""
+    if mine.dtype == torch.bool and theirs.dtype == torch.bool and mine.equal(~theirs):
+        return "rel:inverted", {}
+    shift = offset(mine, theirs)
+    if shift:
+        return "rel:offset", {"c": shift}
     if mine.dim() == 2 and mine.shape[1] > 1:
         if mine[:, 1:].equal(theirs[:, :-1]):
             return "rel:shift_later", {}

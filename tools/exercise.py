@@ -321,9 +321,12 @@ def serve(name, target_text, path, conn, cache):
             if what == "imports":
                 learner = import_learner(path)
                 value = learn_names(learner, known.ctx, name)
-            elif what[0] == "trace":  # ("trace", a module's name in the target, a size)
+            elif what[0] == "trace":  # ("trace", a module's name in the target, a size, a call)
                 with learners(path):
-                    value = trace(learner, known.ctx, what[1], what[2])
+                    value = trace(learner, known.ctx, *what[1:])
+            elif what[0] == "call_records":  # ("call_records", a call's number)
+                with learners(path):
+                    value = call_records(learner, known.ctx, what[1])
             elif what[0] == "piece":  # ("piece", a class's name)
                 with learners(path):
                     value = piece(learner, known.ctx, what[1])
@@ -557,6 +560,21 @@ def forward(module, ctx, size, record):
     args, weights, (x, y) = ctx.configs[size], ctx.weights[size], ctx.batches[size]
     model = build(module, ctx, args, weights)
     calls, inputs = {}, {}
+    hooks = []
+    if record:
+        hooks = recorders(module, model, calls, inputs)
+    seed(torch, 1)  # dropout draws the same masks
+    logits, loss = model(x, y)
+    loss.backward()
+    for h in hooks:
+        h.remove()
+    grads = {as_target(module, k): p.grad for k, p in model.named_parameters()}
+    return {"calls": calls, "inputs": inputs, "logits": logits.detach(), "loss": loss.detach(),
+            "grads": grads}
+
+
+def recorders(module, model, calls, inputs):
+    """A recorder hook on each of model's modules, by the target's name for it: the hooks."""
     names = {}  # a module shared by two places (one GELU object) would mix their outputs
     for n, m in model.named_modules(remove_duplicate=False):
         names.setdefault(id(m), []).append(n)
@@ -566,16 +584,9 @@ def forward(module, ctx, size, record):
         label = as_target(module, n)
         if label == n and n in renamed:  # a ReLU at net.0 where the Linear named net.0 is yours
             label = f"{n} (yours)"
-        if n and len(names[id(m)]) == 1 and record:
+        if n and len(names[id(m)]) == 1:
             hooks.append(m.register_forward_hook(recorder(label, calls, inputs)))
-    seed(torch, 1)  # dropout draws the same masks
-    logits, loss = model(x, y)
-    loss.backward()
-    for h in hooks:
-        h.remove()
-    grads = {as_target(module, k): p.grad for k, p in model.named_parameters()}
-    return {"calls": calls, "inputs": inputs, "logits": logits.detach(), "loss": loss.detach(),
-            "grads": grads}
+    return hooks
 
 
 def names_of(model):
@@ -591,18 +602,64 @@ def recorder(name, calls, inputs):
     return hook
 
 
-def trace(module, ctx, inside, size):
+def trace(module, ctx, inside, size, call=None):
     """The torch functions that the module called inside (the target's name for it) runs, and
-    what each gives, as forward() runs the model at ctx.configs[size]."""
-    args, weights, (x, y) = ctx.configs[size], ctx.weights[size], ctx.batches[size]
-    model = build(module, ctx, args, weights)
+    what each gives, as forward() runs the model at ctx.configs[size], or as the rung's call
+    number call runs it."""
+    if call is not None:
+        model, names = call_model(module, ctx, call)
+    else:
+        args, weights, (x, y) = ctx.configs[size], ctx.weights[size], ctx.batches[size]
+        model = build(module, ctx, args, weights)
     own = {as_target(module, n): n for n, _ in model.named_modules()}
     tracer = diagnose.Trace(model, own[inside])
-    seed(ctx.torch, 1)
     with tracer:
-        model(x, y)
+        if call is not None:
+            evaluate(ctx, call, names)
+        else:
+            seed(ctx.torch, 1)
+            model(x, y)
     tracer.remove()
     return tracer.seen
+
+
+def call_records(module, ctx, call):
+    """The tensors each of the model's modules takes and gives while the rung's call number
+    call runs, as calls() runs it: {calls, inputs}."""
+    model, names = call_model(module, ctx, call)
+    calls, inputs = {}, {}
+    hooks = recorders(module, model, calls, inputs)
+    try:
+        evaluate(ctx, call, names)
+    finally:
+        for h in hooks:
+            h.remove()
+    return {"calls": calls, "inputs": inputs}
+
+
+def call_model(module, ctx, call):
+    """The model as calls() has it just before its call number call (the calls before it run:
+    one may have set eval mode), and the names a call sees."""
+    torch, args, (x, y) = ctx.torch, ctx.configs[0], ctx.batches[0]
+    model = build(module, ctx, args, ctx.weights[0])
+    names = {"model": model, "m": module, "x": x, "y": y, "args": args, "torch": torch,
+             "chars": ctx.chars, "fill": fill}
+    for i in range(call):
+        with contextlib.suppress(Exception):
+            evaluate(ctx, i, names)
+    return model, names
+
+
+def evaluate(ctx, i, names):
+    """The rung's call number i, on names: seeded, then h drawn (a hidden state some calls
+    take), then the call."""
+    seed(ctx.torch, 3)
+    names["h"] = ctx.torch.randn(2, 5, 12)
+    text = ctx.calls[i]
+    if text not in CODE:
+        CODE[text] = compile(text, "<call>", "eval")
+    with contextlib.redirect_stdout(io.StringIO()):
+        return eval(CODE[text], names)  # noqa: S307 the catalogue's own
 
 
 def data(module, ctx):
@@ -675,18 +732,12 @@ def calls(module, ctx):
     model in training mode, as main() hands it to sample() (after training, or as loaded): a
     function that needs eval mode must set it. {values: what each gives, modes: whether the
     model is in training mode after it}."""
-    torch, args, (x, y) = ctx.torch, ctx.configs[0], ctx.batches[0]
-    model, results, modes = build(module, ctx, args, ctx.weights[0]), [], []
-    for text in ctx.calls:
+    model, names = call_model(module, ctx, 0)
+    results, modes = [], []
+    for i in range(len(ctx.calls)):
         modes.append(model.training)  # as the call before left it
-        seed(torch, 3)
-        names = {"model": model, "m": module, "x": x, "y": y, "args": args, "torch": torch,
-                 "chars": ctx.chars, "fill": fill, "h": torch.randn(2, 5, 12)}
         try:
-            if text not in CODE:
-                CODE[text] = compile(text, "<call>", "eval")
-            with contextlib.redirect_stdout(io.StringIO()):
-                results.append(eval(CODE[text], names))  # noqa: S307 the catalogue's own
+            results.append(evaluate(ctx, i, names))
         except Exception as e:  # the target's own refusals are part of what it does
             results.append(Raising(e, their_frames(e, Path(module.__file__))))
     modes.append(model.training)
@@ -998,15 +1049,21 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
                                       "value": mode[f"mode:{theirs['modes'][i]}"][zh]}
             if not close(p, q):
                 where, p, q = first_difference(p, q)
-                return "calls", {"call": ctx.calls[i] + where, "value": summary(q),
-                                 "yours": summary(p, q)}
+                values = {"call": ctx.calls[i] + where, "value": summary(q),
+                          "yours": summary(p, q)}
+                why = None
+                if not isinstance(p, Raising) and not isinstance(q, Raising):
+                    why = in_call(i, target, ctx, learner, zh)
+                if why:
+                    return "calls_module", {**values, **why}
+                return "calls", values
     i = next((i for i, (p, q) in enumerate(zip(mine, theirs)) if not abs(p - q) <= LOSS_TOL),
              min(len(mine), len(theirs)))  # or where the shorter list of losses ends
     return "training", {"yours": f"{mine[i]:.6f}" if i < len(mine) else "none",
                         "value": f"{theirs[i]:.6f}" if i < len(theirs) else "none"}
 
 
-def inside(name, p, q, target, ctx, learner, zh, size):
+def inside(name, p, q, target, ctx, learner, zh, size, call=None):
     """Why the module called name gives another output, in words. Where its input differs
     already, the difference is made before it: in the module that calls it (or above, up to the
     model, whose inputs are the batch). There, at the first tensor the target computes that the
@@ -1033,8 +1090,8 @@ def inside(name, p, q, target, ctx, learner, zh, size):
             return " ".join(said)
     else:
         said.append(text["made_inside"][zh])
-    theirs_trace = trace(target, ctx, where, size)
-    part = diagnose.parting(learner.ask(("trace", where, size)), theirs_trace)
+    theirs_trace = trace(target, ctx, where, size, call)
+    part = diagnose.parting(learner.ask(("trace", where, size, call)), theirs_trace)
     if part is None:  # every tensor computed, and still the output differs: its last step
         key, values = diagnose.relation(*first_tensors(p["calls"][name], q["calls"][name]))
         said.append(text["at_the_end"][zh].format(how=text[key][zh].format(**values)))
@@ -1049,7 +1106,9 @@ def inside(name, p, q, target, ctx, learner, zh, size):
     if not candidates:
         said.append(text["never_computes"][zh].format(op=op, shape=shape))
         return " ".join(said)
-    given = list(ctx.batches[size])  # the model's: the batch
+    given = []
+    if call is None:
+        given = list(ctx.batches[size])  # the model's: the batch
     if where in q["inputs"]:
         given = flat(q["inputs"][where])
     before = diagnose.earlier(theirs_trace, given, theirs)
@@ -1086,6 +1145,19 @@ def first_tensors(mine, theirs):
         if not close(a, b):
             return a, b
     return flat(mine)[0], flat(theirs)[0]
+
+
+def in_call(i, target, ctx, learner, zh):
+    """{name, what, why} for the first of the model's modules whose output differs while call
+    number i runs, as inside() says it; None where every module agrees (or the call builds a
+    module of its own, which no name finds)."""
+    p = learner.ask(("call_records", i))
+    q = call_records(target, ctx, i)
+    for name, outs in q["calls"].items():
+        if name in p["calls"] and not close(p["calls"][name], outs):
+            why = inside(name, p, q, target, ctx, learner, zh, 0, i)
+            return {"name": name, "what": kind(target, ctx, name), "why": why}
+    return None
 
 
 def start_words(start):

@@ -4,6 +4,7 @@ exercise's check takes, as a learner runs it (a fresh process, the target as the
     python tools/maintainers/bench_exercises.py              # 1 and 2
     python tools/maintainers/bench_exercises.py --only v6    # the checks of v6's exercises
     python tools/maintainers/bench_exercises.py --heldout    # 3
+    python tools/maintainers/bench_exercises.py --heldout --set heldout2.json
 
 1. Tolerance. v4's step 05 (a list of heads) and step 06 (the same heads batched in three
    Linears) compute one function with its float operations in another order. From the same
@@ -13,9 +14,11 @@ exercise's check takes, as a learner runs it (a fresh process, the target as the
 2. Time. Every exercise's target and starting file checked by `tools/exercise.py NAME --check
    --file FILE` in its own process, one thread, as on a learner's machine: the seconds from
    start to exit, then the slowest and the median.
-3. Diagnosis. The held-out set, heldout.json beside this script: learners' mistakes and right
-   programs in other styles, written apart from the catalogue and kept out of the tests, so
-   that it measures the checker rather than being tuned to. Each case is checked as a learner
+3. Diagnosis. A held-out set beside this script (heldout.json, or the one --set names:
+   heldout2.json was written later, by another hand, after the checker's diagnosis was
+   rewritten): learners' mistakes and right programs in other styles, written apart from the
+   catalogue and kept out of the tests, so that it measures the checker rather than being
+   tuned to. Each case is checked as a learner
    checks, in a process of its own, and counted: a mistake that passes (a false pass), a right
    program that fails (a false fail), a mistake whose message names the case's module or
    function (located), one given a catalogued hint (hinted; whether the hint is the right one
@@ -33,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import exercise  # noqa: E402
-from common import ROOT, ArgumentParser, command  # noqa: E402
+from common import ROOT, ArgumentParser, UserError, command  # noqa: E402
 
 
 def paired(ctx, sizes):
@@ -114,7 +117,7 @@ def timings(only):
           f"every start failed: {failed}")
 
 
-HELDOUT = Path(__file__).resolve().parent / "heldout.json"
+HERE = Path(__file__).resolve().parent
 
 
 def first_lines(said):
@@ -139,10 +142,11 @@ def apply(text, edits):
     return text
 
 
-def heldout():
-    """Each held-out case checked in a process of its own: a line per case, then the counts."""
+def heldout(name="heldout.json"):
+    """Each case of the held-out set called name, beside this script, checked in a process of
+    its own: a line per case, then the counts."""
     targets = {name: target for name, _, target in exercise.exercises()}
-    cases = json.loads(HELDOUT.read_text(encoding="utf-8"))
+    cases = json.loads((HERE / name).read_text(encoding="utf-8"))
     counts = {"mistakes": 0, "right": 0, "false passes": 0, "false fails": 0, "located": 0,
               "hinted": 0, "not applied": 0}
     slowest = (0.0, "")
@@ -199,9 +203,14 @@ def main(argv=None):
     p = ArgumentParser(__file__, __doc__)
     p.add_argument("--only", default="", help="the exercises whose names start so")
     p.add_argument("--heldout", action="store_true", help="only 3: the held-out set")
+    p.add_argument("--set", default="heldout.json", help="with --heldout: which set, a file "
+                   "beside this script (default: heldout.json)")
     args = p.parse_args(argv)
+    if not (HERE / args.set).is_file():
+        raise UserError(f"--set {args.set}: no such file beside {HERE}; the sets: "
+                        + ", ".join(sorted(f.name for f in HERE.glob("heldout*.json"))))
     if args.heldout:
-        heldout()
+        heldout(args.set)
         return 0
     if not args.only:
         tolerance()
