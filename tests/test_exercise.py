@@ -614,3 +614,12 @@ def test_one_class_is_checked_alone_before_it_is_wired_in(workspace, tmp_path, c
     assert "a ReLU is missing" in " ".join(capsys.readouterr().out.split())
     assert exercise.main([*argv[:2], "--piece", "Nope", *argv[4:]]) == 2
     assert "its pieces are MultiHeadAttention, FeedForward" in capsys.readouterr().err
+
+
+def test_a_chinese_message_is_wrapped_by_the_columns_it_takes():
+    """A Chinese character takes two columns: a line of them is cut at 99 columns, not 99
+    characters, and English words in it are never split."""
+    line = "    " + "差别出在它内部" * 30 + " blocks.0.ffwd.net " * 4
+    lines = exercise.wrap(line).splitlines()
+    assert len(lines) > 2 and all(exercise.columns(one) <= 99 for one in lines), lines
+    assert "".join(one.strip() for one in lines).count("blocks.0.ffwd.net") == 4

@@ -48,6 +48,7 @@ import math
 import multiprocessing
 import os
 import pickle
+import re
 import sys
 import tempfile
 import textwrap
@@ -1087,7 +1088,7 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
         order = called_in_order(p, q, where)
         if order:  # the same layers, called in another order: that is the difference
             said.append(text["order"][zh].format(yours=order[0], theirs=order[1]))
-            return " ".join(said)
+            return joined(said, zh)
     else:
         said.append(text["made_inside"][zh])
     theirs_trace = trace(target, ctx, where, size, call)
@@ -1095,17 +1096,17 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
     if part is None:  # every tensor computed, and still the output differs: its last step
         key, values = diagnose.relation(*first_tensors(p["calls"][name], q["calls"][name]))
         said.append(text["at_the_end"][zh].format(how=text[key][zh].format(**values)))
-        return " ".join(said)
+        return joined(said, zh)
     op, theirs, same, candidates, fed = part
     shape = tuple(theirs.shape)
     if same:  # the same op on the same input: the op itself is another (its dim, its eps)
         key, values = diagnose.relation(same[0], theirs)
         said.append(text["same_input"][zh].format(op=op, shape=shape,
                                                   how=text[key][zh].format(**values)))
-        return " ".join(said)
+        return joined(said, zh)
     if not candidates:
         said.append(text["never_computes"][zh].format(op=op, shape=shape))
-        return " ".join(said)
+        return joined(said, zh)
     given = []
     if call is None:
         given = list(ctx.batches[size])  # the model's: the batch
@@ -1118,11 +1119,11 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
         if key != "rel:apart":
             said.append(text["fed_at"][zh].format(op=op, shape=shape,
                                                   how=text[key][zh].format(**values)))
-            return " ".join(said)
+            return joined(said, zh)
         key, values = diagnose.named_relation(candidates, theirs, before)
     said.append(text["parts_at"][zh].format(op=op, shape=shape,
                                             how=text[key][zh].format(**values)))
-    return " ".join(said)
+    return joined(said, zh)
 
 
 def called_in_order(p, q, where):
@@ -1137,6 +1138,13 @@ def called_in_order(p, q, where):
         if a != b:
             return a, b
     return None
+
+
+def joined(sentences, zh):
+    """Sentences one after another: a space between English ones, none between Chinese ones."""
+    if zh:
+        return "".join(sentences)
+    return " ".join(sentences)
 
 
 def first_tensors(mine, theirs):
@@ -1332,9 +1340,26 @@ def said(d, name, zh, say):
 
 
 def wrap(message):
-    """Each line of message in lines of at most 99 characters, continued under its indent."""
-    return "\n".join(textwrap.fill(line, 99, subsequent_indent=" " * (
-        len(line) - len(line.lstrip()) or 6)) for line in message.splitlines())
+    """Each line of message in lines of at most 99 columns, continued under its indent (a
+    Chinese character takes two columns, and a line may break between any two of them)."""
+    lines = []
+    for line in message.splitlines():
+        indent = " " * (len(line) - len(line.lstrip()) or 6)
+        if columns(line) == len(line):  # no wide characters: textwrap, by words
+            lines.append(textwrap.fill(line, 99, subsequent_indent=indent))
+            continue
+        # words of ASCII, then each wide character and each space on its own
+        pieces = re.findall(r"[!-~]+|\s|.", line)
+        current = ""
+        for piece in pieces:
+            if columns(current + piece) > 99 and current.strip():
+                lines.append(current.rstrip())
+                current = indent
+                if piece.isspace():
+                    continue
+            current += piece
+        lines.append(current.rstrip())
+    return "\n".join(lines)
 
 
 def mistake(known, stage, mine, agree):
