@@ -614,6 +614,13 @@ def test_one_class_is_checked_alone_before_it_is_wired_in(workspace, tmp_path, c
     assert "a ReLU is missing" in " ".join(capsys.readouterr().out.split())
     assert exercise.main([*argv[:2], "--piece", "Nope", *argv[4:]]) == 2
     assert "its pieces are MultiHeadAttention, FeedForward" in capsys.readouterr().err
+    # key declared before query, the mask made in forward (no buffer): still right
+    lines = ("        self.query = nn.Linear(n_embd, n_embd, bias=False)\n",
+             "        self.key = nn.Linear(n_embd, n_embd, bias=False)\n")
+    assert text.count(lines[0] + lines[1]) == 1
+    path.write_text(text.replace(lines[0] + lines[1], lines[1] + lines[0]), encoding="utf-8")
+    assert exercise.main([*argv[:3], "MultiHeadAttention", *argv[4:]]) == 0, capsys.readouterr()
+    capsys.readouterr()
 
 
 def test_a_chinese_message_is_wrapped_by_the_columns_it_takes():
@@ -623,3 +630,47 @@ def test_a_chinese_message_is_wrapped_by_the_columns_it_takes():
     lines = exercise.wrap(line).splitlines()
     assert len(lines) > 2 and all(exercise.columns(one) <= 99 for one in lines), lines
     assert "".join(one.strip() for one in lines).count("blocks.0.ffwd.net") == 4
+
+
+# ------------------------------------------------------------------ found by an adversarial pass
+def test_an_output_of_the_learner_s_own_class_is_compared_by_its_values(tmp_path):
+    """A v7 BertLayer returning a tuple of its own class (as HF's output classes are)."""
+    text = TARGETS["v7_bert_layer"]
+    old = "        return outputs + (present_key_value,) if self.is_decoder else outputs\n"
+    assert text.count(old) == 1
+    text = text.replace(old, "        return Out(outputs + (present_key_value,) if "
+                             "self.is_decoder else outputs)\n")
+    text = text.replace("class BertLayer(", "class Out(tuple):\n    pass\n\n\nclass BertLayer(", 1)
+    passed, said = run_check("v7_bert_layer", text, tmp_path)
+    assert passed, said
+
+
+def test_a_relu_written_as_f_relu_is_never_blamed_for_another_mistake(tmp_path):
+    """F.relu in place of nn.ReLU is right: with a mistake elsewhere, that one is named."""
+    old = ("        self.net = nn.Sequential(\n            nn.Linear(n_embd, n_embd),\n"
+           "            nn.ReLU(),\n        )\n")
+    assert TARGETS["v5_ffn"].count(old) == 1
+    text = TARGETS["v5_ffn"].replace(old, "        self.fc = nn.Linear(n_embd, n_embd)\n")
+    text = text.replace("        return self.net(x)", "        return F.relu(self.fc(x))", 1)
+    passed, said = run_check("v5_ffn", text.replace("logits = self.lm_head(x)",
+                                                    "logits = self.lm_head(x * 2)", 1), tmp_path)
+    assert not passed and "never does" not in said and "2 times the target's" in said, said
+
+
+def test_a_file_that_forks_leaves_no_process_behind(tmp_path):
+    import os
+    import time
+
+    marker = tmp_path / "child.pid"
+    text = (f"import os, time\nif os.fork() == 0:\n    open({str(marker)!r}, 'w').write("
+            "str(os.getpid()))\n    time.sleep(600)\n    os._exit(0)\n" + TARGETS["v5_ffn"])
+    passed, said = run_check("v5_ffn", text, tmp_path)
+    assert passed, said
+    for _ in range(50):  # the grandchild writes its pid as it starts
+        if marker.is_file() and marker.read_text():
+            break
+        time.sleep(0.1)
+    pid = int(marker.read_text())
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

@@ -1332,6 +1332,10 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                        "train.py 的课程部分不动它们"),
     "hp_missing": ("the target has a hyperparameter {name} = {value!r}; yours has none",
                    "目标程序有超参数 {name} = {value!r}；你的没有"),
+    "hp_type": ("{name} is {yours!r} in yours, {value!r} in the target: the same number, but "
+                "a flag's type is its default's ({kind} here)",
+                "{name} 在你的程序里是 {yours!r}，目标程序里是 {value!r}：数值一样，但命令行参数的类型"
+                "取自默认值（这里是 {kind}）"),
     "hp_value": ("{name} is {yours!r} in yours, {value!r} in the target",
                  "{name} 在你的程序里是 {yours!r}，目标程序里是 {value!r}"),
     "hp_extra": ("yours has a hyperparameter {name} that the target has not",
@@ -1366,6 +1370,9 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "piece_unused": ("the target's model never builds a {cls}, so it has no weights or input to "
                      "check yours with",
                      "目标模型从不构建 {cls}，所以没有权重和输入可用来检查你的"),
+    "piece_args": ("your {cls} cannot be built as the target's model builds it, {call}: "
+                   "{error}",
+                   "你的 {cls} 没法像目标模型那样构建（{call}）：{error}"),
     "piece_params": ("your {cls} holds {yours}, the target's {value}: other parameters, or in "
                      "another order",
                      "你的 {cls} 里是 {yours}，目标的是 {value}：参数不同，或顺序不同"),
@@ -1532,6 +1539,21 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                      "is the first module whose output differs. {why}",
                      "{call} 给出 {yours}；目标程序给出 {value}。其中第一个输出不同的模块是 {name}"
                      "（{what}）。{why}"),
+    "calls_between": ("{call} gives {yours}; the target's gives {value}. The model's first "
+                      "{runs} runs in it agree, input and output; the next is given another input "
+                      "({how}): the code around the model differs (how it picks the next "
+                      "character, or the window it feeds)",
+                      "{call} 给出 {yours}；目标程序给出 {value}。其中模型的前 {runs} 次运行，输入和"
+                      "输出都一致；下一次拿到的输入不同（{how}）：不同的是模型外面的代码（怎样挑下一个"
+                      "字符，或喂给它的窗口）"),
+    "summary_tensor": ("a tensor of shape {shape}{far}", "形状为 {shape} 的张量{far}"),
+    "summary_far": (", up to {far} from the target's", "，与目标的最多相差 {far}"),
+    "summary_items": (", {n} of its {of} items not the target's", "，{of} 个元素里有 {n} 个和目标不同"),
+    "summary_many": ("a {kind} of {n}", "{n} 项的 {kind}"),
+    "not_utf8": ("your file is not UTF-8 ({error}): save it as UTF-8 (an editor's \"Save with "
+                 "encoding\"), as train.py is",
+                 "你的文件不是 UTF-8 编码（{error}）：请像 train.py 一样存成 UTF-8（编辑器里的“以某种"
+                 "编码保存”）"),
     "calls": ("{call} gives {yours}; the target's gives {value}",
               "{call} 给出 {yours}；目标程序给出 {value}"),
     "training": ("the model and the batches agree, yet the losses part: {yours} where the target "

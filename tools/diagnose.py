@@ -177,8 +177,8 @@ def positions(mine, theirs):
 # ------------------------------------------------------------------ inside one module
 class Trace(TorchFunctionMode):
     """Records what each torch function gives (its name, a copy of the floating tensor it
-    returns, a copy of the first tensor it was given) while the module called `inside` runs:
-    x @ w, a softmax, masked_fill, a view."""
+    returns, copies of the tensors it was given) while the module called `inside` runs: x @ w,
+    a softmax, masked_fill, a view."""
 
     def __init__(self, model, inside):
         super().__init__()
@@ -197,9 +197,7 @@ class Trace(TorchFunctionMode):
         out = func(*args, **(kwargs or {}))
         if self.depth and isinstance(out, torch.Tensor) and out.is_floating_point():
             name = getattr(func, "__name__", str(func)).strip("_")
-            given = next((a for a in args if isinstance(a, torch.Tensor)), None)
-            if given is not None:
-                given = given.detach().clone()
+            given = [a.detach().clone() for a in args if isinstance(a, torch.Tensor)]
             self.seen.append((name, out.detach().clone(), given))
         return out
 
@@ -221,14 +219,21 @@ def parting(mine, theirs):
             last = max(last, found[0])
             continue
         shaped = [(i, n, m, g) for i, (n, m, g) in enumerate(mine) if m.shape == t.shape]
-        same = [m for i, n, m, g in shaped if n == name and g is not None and given is not None
-                and near(g, given) and close_enough(m, t)]
+        same = [m for i, n, m, g in shaped if n == name and alike(g, given) and
+                close_enough(m, t)]
         after = [m for i, n, m, g in shaped if i > last]
         before = [m for i, n, m, g in shaped if i <= last]
-        fed = [(g, given) for i, n, m, g in shaped if i > last and n == name and
-               g is not None and given is not None and g.shape == given.shape]
+        fed = []  # the same op after the last that agreed: the first of its inputs that differs
+        for i, n, m, g in shaped:
+            if i > last and n == name and len(g) == len(given) and not fed:
+                fed = [(a, b) for a, b in zip(g, given) if a.shape == b.shape and not near(a, b)]
         return name, t, same, after + before[::-1], fed[:1]
     return None
+
+
+def alike(mine, theirs):
+    """Two lists of an op's input tensors hold the same numbers."""
+    return len(mine) == len(theirs) and all(near(a, b) for a, b in zip(mine, theirs))
 
 
 def close_enough(mine, theirs):

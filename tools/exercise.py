@@ -49,6 +49,7 @@ import multiprocessing
 import os
 import pickle
 import re
+import signal
 import sys
 import tempfile
 import textwrap
@@ -65,7 +66,6 @@ from common import (ROOT, VERSIONS, ArgumentParser, UserError, aside, command,  
                     write_text)
 from steps import applied, read  # noqa: E402
 import catalogue  # noqa: E402
-import diagnose  # noqa: E402
 
 EXERCISES = ROOT / "exercises"
 DATA = ROOT / "data" / "tinyplays.txt"
@@ -182,8 +182,12 @@ class Raised(Exception):
 def import_learner(path):
     """The learner's file as a module; refused first if importing it would train (a call of
     main() or train() outside `if __name__ == "__main__":`)."""
+    try:
+        source = path.read_text(encoding="utf-8-sig")  # a BOM: as Python reads it
+    except UnicodeDecodeError as e:  # GBK or Latin-1, say: Python reads UTF-8
+        raise Differs("imports", "not_utf8", error=str(e)) from None
     with learners(path):
-        tree = ast.parse(path.read_text(encoding="utf-8-sig"), str(path))  # a BOM: as Python
+        tree = ast.parse(source, str(path))
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) or isinstance(node, ast.If) and \
                 "__name__" in ast.unparse(node.test):
@@ -210,7 +214,7 @@ def import_learner(path):
 def learners(path):
     """Whatever the learner's code raises becomes Raised: their frames and the error."""
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             yield
     except (Differs, Raised):
         raise
@@ -301,15 +305,22 @@ class Learner:
         return reply[1]
 
     def close(self):
+        """End the learner's process and whatever it started (SIGKILL: their code may ignore
+        SIGTERM)."""
         self.conn.close()
-        self.process.kill()  # SIGKILL: their code may ignore SIGTERM
+        if hasattr(os, "killpg"):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.kill()
         self.process.join()
 
 
 def serve(name, target_text, path, conn, cache):
     """The learner's process: load the target (unless forked with it), then answer each request
     with what it observes of the learner's file, pickled (a plain pickle: tensors by value)."""
-    ignore_stop_signals()  # Ctrl-C reaches the whole group; the parent stops this process
+    ignore_stop_signals()  # the parent stops this process
+    if hasattr(os, "setpgid"):  # a group of its own: what their code forks is ended with it
+        os.setpgid(0, 0)
     known = known_target(name, target_text, cache)
     path = Path(path)
     learner = None
@@ -342,7 +353,33 @@ def serve(name, target_text, path, conn, cache):
             reply = ("raised", str(e))
         except Differs as d:
             reply = ("differs", d.stage, d.key, d.values)
-        conn.send_bytes(pickle.dumps(reply))
+        try:
+            sent = pickle.dumps(plain(reply))
+        except Exception as e:  # what plain() could not make plain
+            sent = pickle.dumps(("raised", f"what your code gave could not be sent: "
+                                           f"{type(e).__name__}: {e}"))
+        conn.send_bytes(sent)
+
+
+def plain(value):
+    """value in types both processes know by one name: a tensor detached, a tuple, list or dict
+    of any subclass (an output class or a namedtuple of the learner's file) as the plain one, and
+    an object of the learner's own class as its class's name and its fields."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach()
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, Raising)):
+        return value
+    if isinstance(value, tuple):
+        return tuple(plain(v) for v in value)
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {plain(k): plain(v) for k, v in value.items()}
+    if hasattr(value, "__dict__") and not callable(value):
+        return (type(value).__name__, plain(vars(value)))
+    return repr(value)
 
 
 def learn_names(learner, ctx, name):
@@ -607,6 +644,7 @@ def trace(module, ctx, inside, size, call=None):
     """The torch functions that the module called inside (the target's name for it) runs, and
     what each gives, as forward() runs the model at ctx.configs[size], or as the rung's call
     number call runs it."""
+    import diagnose  # it imports torch: only where a check needs it
     if call is not None:
         model, names = call_model(module, ctx, call)
     else:
@@ -630,6 +668,7 @@ def call_records(module, ctx, call):
     model, names = call_model(module, ctx, call)
     calls, inputs = {}, {}
     hooks = recorders(module, model, calls, inputs)
+    hooks.append(model.register_forward_hook(recorder(MODEL, calls, inputs)))
     try:
         evaluate(ctx, call, names)
     finally:
@@ -835,21 +874,49 @@ def piece(module, ctx, cls):
         return value
 
     seed(torch, ctx.configs[0].seed)
-    made = own(*[mine(a) for a in args], **{k: mine(v) for k, v in kwargs.items()})
-    params = [(n, tuple(p.shape)) for n, p in made.state_dict().items()]
-    theirs = [(n, tuple(v.shape)) for n, v in state.items()]
-    if [s for _, s in params] != [s for _, s in theirs]:
-        raise Differs("piece", "piece_params", cls=cls, yours=params, value=theirs)
+    try:
+        made = own(*[mine(a) for a in args], **{k: mine(v) for k, v in kwargs.items()})
+    except TypeError as e:  # other arguments: say how the target's model builds it
+        shown_args = ", ".join([*map(short_repr, args),
+                                *(f"{k}={short_repr(v)}" for k, v in kwargs.items())])
+        raise Differs("piece", "piece_args", cls=cls, call=f"{cls}({shown_args})",
+                      error=f"{type(e).__name__}: {e}") from None
+    params = dict(made.named_parameters())
+    theirs = {n: v for n, v in state.items() if n in dict(first_parameters(ctx.target, ctx, cls))}
+    if sorted(params) == sorted(theirs):  # the target's names, in any order
+        pairs = [(params[n], theirs[n]) for n in theirs]
+    else:  # other names: by the order they are declared in, where the shapes agree
+        pairs = list(zip(params.values(), theirs.values()))
+    if len(params) != len(theirs) or any(p.shape != v.shape for p, v in pairs):
+        raise Differs("piece", "piece_params", cls=cls,
+                      yours=[(n, tuple(p.shape)) for n, p in params.items()],
+                      value=[(n, tuple(v.shape)) for n, v in theirs.items()])
     with torch.no_grad():
-        for (n, p), v in zip(made.state_dict().items(), state.values()):
+        for p, v in pairs:
             p.copy_(v)
         gives = made.eval()(*call_args, **call_kwargs)
-    return {"params": [s for _, s in params], "gives": [t.detach() for t in flat(gives)]}
+    return {"gives": [t.detach() for t in flat(gives)]}
+
+
+def first_parameters(target, ctx, cls):
+    """The names and shapes of the parameters of the target's cls, as its model builds it."""
+    args, kwargs, _, _ = piece_sample(target, ctx, cls)
+    seed(ctx.torch, ctx.configs[0].seed)
+    made = getattr(target, cls)(*args, **kwargs)
+    return [(n, tuple(p.shape)) for n, p in made.named_parameters()]
+
+
+def short_repr(value):
+    """value as a constructor call shows it: a config by its class's name."""
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        return f"{type(value).__name__}(...)"
+    return repr(value)
 
 
 def check_piece(name, target_text, path, cls, lang="en", say=print, cache=None):
     """Check one class of the file at path against the target's: True when it computes what the
     target's computes, from the same weights and input."""
+    import diagnose  # it imports torch: only where a check needs it
     zh = lang == "zh"
     text = catalogue.TEXT
     if cache is None:
@@ -864,7 +931,7 @@ def check_piece(name, target_text, path, cls, lang="en", say=print, cache=None):
         learner.ask("imports")
         say(text["ok"][zh].format(stage=text["stage:imports"][zh]))
         learner.send(("piece", cls))
-        theirs = piece(known.target, known.ctx, cls)
+        theirs = plain(piece(known.target, known.ctx, cls))
         mine = learner.reply()
         if not close(mine["gives"], theirs["gives"]):
             how = text["rel:shape"][zh].format(yours=len(mine["gives"]),
@@ -951,11 +1018,15 @@ STAGES = [  # (stage, observe(module, ctx), agree(learner's, target's)) in the o
 def difference(stage, mine, theirs, target, ctx, learner, zh=False):
     """The generic message for a stage's difference: (key, values) into catalogue.TEXT. learner:
     the learner's process (Learner), to ask what else its code gives."""
+    import diagnose  # it imports torch: only where a check needs it
     if stage == "hyperparameters":
         a, b = mine["values"], theirs["values"]
         for k in b:
             if k not in a:
                 return "hp_missing", {"name": k, "value": b[k]}
+            if not close(a[k], b[k]) and a[k] == b[k]:  # 0 for 0.0: another type
+                return "hp_type", {"name": k, "value": b[k], "yours": a[k],
+                                   "kind": type(b[k]).__name__}
             if not close(a[k], b[k]):
                 return "hp_value", {"name": k, "value": b[k], "yours": a[k]}
         if extra := [k for k in a if k not in b]:
@@ -970,7 +1041,7 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
                 module = extra[0].rpartition(".")[0]
                 return "param_instead", {"name": k, "shape": b[k], "what": catalogue.word(k, zh),
                                          "extra": extra[0], "module": module,
-                                         "kind": kind(target, ctx, module)}
+                                         "kind": kind(target, ctx, module, zh)}
             if k not in a:
                 return "param_missing", {"name": k, "shape": b[k], "what": catalogue.word(k, zh)}
             if a[k] != b[k]:
@@ -1005,14 +1076,18 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
                 p = learner.ask(("records", 1))
                 q = forward(target, ctx, 1, True)
             for name, outs in q["calls"].items():
+                held = any(n.startswith(name + ".") for n in p["calls"])
+                if name not in p["calls"] and (held or not weighs(target, ctx, name)):
+                    continue  # nn.ReLU where yours calls F.relu, a Sequential yours has not:
+                    # no counterpart to compare (what it holds is compared)
                 if name not in p["calls"]:
-                    return "never_called", {"name": name, "what": kind(target, ctx, name)}
+                    return "never_called", {"name": name, "what": kind(target, ctx, name, zh)}
                 if not close(p["calls"][name], outs):
                     why = inside(name, p, q, target, ctx, learner, zh, size)
                     if causal:  # what a position sees, too: where a mask is the cause, it says
                         why += " " + catalogue.TEXT["and_causal"][zh].format(
                             causal=catalogue.TEXT[causal][zh])
-                    return "first_module", {"name": name, "what": kind(target, ctx, name),
+                    return "first_module", {"name": name, "what": kind(target, ctx, name, zh),
                                             "why": why, "size": word}
             if causal:
                 return causal, {}
@@ -1050,13 +1125,13 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
                                       "value": mode[f"mode:{theirs['modes'][i]}"][zh]}
             if not close(p, q):
                 where, p, q = first_difference(p, q)
-                values = {"call": ctx.calls[i] + where, "value": summary(q),
-                          "yours": summary(p, q)}
-                why = None
+                values = {"call": ctx.calls[i] + where, "value": summary(q, zh=zh),
+                          "yours": summary(p, q, zh)}
+                found = None
                 if not isinstance(p, Raising) and not isinstance(q, Raising):
-                    why = in_call(i, target, ctx, learner, zh)
-                if why:
-                    return "calls_module", {**values, **why}
+                    found = in_call(i, target, ctx, learner, zh)
+                if found:
+                    return found[0], {**values, **found[1]}
                 return "calls", values
     i = next((i for i, (p, q) in enumerate(zip(mine, theirs)) if not abs(p - q) <= LOSS_TOL),
              min(len(mine), len(theirs)))  # or where the shorter list of losses ends
@@ -1069,6 +1144,7 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
     already, the difference is made before it: in the module that calls it (or above, up to the
     model, whose inputs are the batch). There, at the first tensor the target computes that the
     learner's code never does, how the learner's nearest one relates to it."""
+    import diagnose  # it imports torch: only where a check needs it
     text = catalogue.TEXT
     said = []
     runs = len(p["calls"][name]), len(q["calls"][name])
@@ -1084,7 +1160,7 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
         if source:
             said.append(text["input_from"][zh].format(source=source[0]))
         caller = where or text["the_model"][zh]
-        said.append(text["made_before"][zh].format(caller=caller, what=kind(target, ctx, where)))
+        said.append(text["made_before"][zh].format(caller=caller, what=kind(target, ctx, where, zh)))
         order = called_in_order(p, q, where)
         if order:  # the same layers, called in another order: that is the difference
             said.append(text["order"][zh].format(yours=order[0], theirs=order[1]))
@@ -1113,14 +1189,13 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
     if where in q["inputs"]:
         given = flat(q["inputs"][where])
     before = diagnose.earlier(theirs_trace, given, theirs)
-    key, values = diagnose.named_relation(candidates, theirs, before)
-    if key == "rel:apart" and fed:  # the same op, given another input: say how that differs
+    if fed:  # the same op, given another input: how that input differs, where it has a name
         key, values = diagnose.named_relation([fed[0][0]], fed[0][1], before)
         if key != "rel:apart":
             said.append(text["fed_at"][zh].format(op=op, shape=shape,
                                                   how=text[key][zh].format(**values)))
             return joined(said, zh)
-        key, values = diagnose.named_relation(candidates, theirs, before)
+    key, values = diagnose.named_relation(candidates, theirs, before)
     said.append(text["parts_at"][zh].format(op=op, shape=shape,
                                             how=text[key][zh].format(**values)))
     return joined(said, zh)
@@ -1156,16 +1231,32 @@ def first_tensors(mine, theirs):
 
 
 def in_call(i, target, ctx, learner, zh):
-    """{name, what, why} for the first of the model's modules whose output differs while call
-    number i runs, as inside() says it; None where every module agrees (or the call builds a
-    module of its own, which no name finds)."""
+    """(key, values) for where call number i parts from the target's: where the model's own
+    runs agree but one of them is given another input, in the code around the model (sampling,
+    the window it feeds); else at the first of the model's modules whose output differs, as
+    inside() says it. None where every module agrees (or the call builds a module of its own,
+    which no name finds)."""
+    import diagnose  # it imports torch: only where a check needs it
+
     p = learner.ask(("call_records", i))
     q = call_records(target, ctx, i)
+    runs = p["inputs"].get(MODEL, []), q["inputs"].get(MODEL, [])
+    for j, (a, b) in enumerate(zip(*runs)):
+        if close(a, b):
+            continue
+        if j > 0 and close(p["calls"][MODEL][:j], q["calls"][MODEL][:j]):
+            key, values = diagnose.relation(*first_tensors(a, b))
+            return "calls_between", {"runs": j, "how": catalogue.TEXT[key][zh].format(**values)}
+        break
     for name, outs in q["calls"].items():
-        if name in p["calls"] and not close(p["calls"][name], outs):
+        if name != MODEL and name in p["calls"] and not close(p["calls"][name], outs):
             why = inside(name, p, q, target, ctx, learner, zh, 0, i)
-            return {"name": name, "what": kind(target, ctx, name), "why": why}
+            return "calls_module", {"name": name, "what": kind(target, ctx, name, zh),
+                                    "why": why}
     return None
+
+
+MODEL = "(the model)"  # call_records' name for the model's own runs
 
 
 def start_words(start):
@@ -1183,12 +1274,21 @@ def why_not_causal(mine, theirs):
     return "blind" if any(theirs["sees"][:-1]) else "blind_self"
 
 
-def kind(target, ctx, name):
+def kind(target, ctx, name, zh=False):
     """The class of the target's module called name, e.g. FeedForward ("nothing": none)."""
     try:
         return type(build(target, ctx, ctx.configs[0]).get_submodule(name)).__name__
     except AttributeError:
-        return catalogue.TEXT["nothing"][0]
+        return catalogue.TEXT["nothing"][zh]
+
+
+def weighs(target, ctx, name):
+    """Whether the target's module called name holds parameters (a ReLU holds none)."""
+    try:
+        module = build(target, ctx, ctx.configs[0]).get_submodule(name)
+    except AttributeError:
+        return False
+    return next(module.parameters(), None) is not None
 
 
 def flat(value):
@@ -1216,21 +1316,23 @@ def first_difference(mine, theirs, where=""):
     return where, mine, theirs
 
 
-def summary(value, other=None):
+def summary(value, other=None, zh=False):
     """value in a few words; where it has other's shape, how far it is from other."""
     import torch
 
+    text = catalogue.TEXT
     if isinstance(value, torch.Tensor):
         far = ""
         if isinstance(other, torch.Tensor) and other.shape == value.shape:
             if value.is_floating_point() and other.is_floating_point():
-                far = f", up to {(value - other).abs().max().item():.2g} from the target's"
+                far = text["summary_far"][zh].format(
+                    far=f"{(value - other).abs().max().item():.2g}")
             else:
-                far = f", {(value != other).sum().item()} of its {value.numel()} items not " \
-                      "the target's"
-        return f"a tensor of shape {tuple(value.shape)}{far}"
+                far = text["summary_items"][zh].format(n=(value != other).sum().item(),
+                                                       of=value.numel())
+        return text["summary_tensor"][zh].format(shape=tuple(value.shape), far=far)
     if isinstance(value, (list, tuple, dict)):
-        return f"a {type(value).__name__} of {len(value)}"
+        return text["summary_many"][zh].format(kind=type(value).__name__, n=len(value))
     return one_line(repr(value))[:80]
 
 
@@ -1265,7 +1367,7 @@ def observed(known, stage, observe):
                 target.close()
         return known.observed[stage]
     with contextlib.redirect_stdout(io.StringIO()):
-        known.observed[stage] = observe(known.target, known.ctx)
+        known.observed[stage] = plain(observe(known.target, known.ctx))  # as the learner's
     return known.observed[stage]
 
 
@@ -1375,7 +1477,7 @@ def mistake(known, stage, mine, agree):
                                                         known.ctx.path)
                 module = known.seen[m["text"]]
                 with contextlib.redirect_stdout(io.StringIO()):
-                    known.seen[key] = observe(module, known.ctx)
+                    known.seen[key] = plain(observe(module, known.ctx))
             except Exception:  # a mistake that raises here matches nothing
                 known.seen[key] = None
         found = known.seen[key]
