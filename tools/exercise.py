@@ -1160,7 +1160,8 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
         if source:
             said.append(text["input_from"][zh].format(source=source[0]))
         caller = where or text["the_model"][zh]
-        said.append(text["made_before"][zh].format(caller=caller, what=kind(target, ctx, where, zh)))
+        what = kind(target, ctx, where, zh)
+        said.append(text["made_before"][zh].format(caller=caller, what=what))
         order = called_in_order(p, q, where)
         if order:  # the same layers, called in another order: that is the difference
             said.append(text["order"][zh].format(yours=order[0], theirs=order[1]))
