@@ -1535,17 +1535,13 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                    "（关掉 dropout）的函数要用 model.eval() 设置，训练时再用 model.train() 改回来"),
     "mode:True": ("training mode", "训练模式"),
     "mode:False": ("eval mode", "评估模式"),
-    "calls_module": ("{call} gives {yours}; the target's gives {value}. Inside, {name} ({what}) "
-                     "is the first module whose output differs. {why}",
-                     "{call} 给出 {yours}；目标程序给出 {value}。其中第一个输出不同的模块是 {name}"
-                     "（{what}）。{why}"),
-    "calls_between": ("{call} gives {yours}; the target's gives {value}. The model's first "
-                      "{runs} runs in it agree, input and output; the next is given another input "
-                      "({how}): the code around the model differs (how it picks the next "
-                      "character, or the window it feeds)",
-                      "{call} 给出 {yours}；目标程序给出 {value}。其中模型的前 {runs} 次运行，输入和"
-                      "输出都一致；下一次拿到的输入不同（{how}）：不同的是模型外面的代码（怎样挑下一个"
-                      "字符，或喂给它的窗口）"),
+    "calls_module": ("Inside, {name} ({what}) is the first module whose output differs. {why}",
+                     "其中第一个输出不同的模块是 {name}（{what}）。{why}"),
+    "calls_between": ("The model's first {runs} runs in it agree, input and output; the next is "
+                      "given another input ({how}): the code around the model differs (how it "
+                      "picks the next character, or the window it feeds)",
+                      "其中模型的前 {runs} 次运行，输入和输出都一致；下一次拿到的输入不同（{how}）："
+                      "不同的是模型外面的代码（怎样挑下一个字符，或喂给它的窗口）"),
     "summary_tensor": ("a tensor of shape {shape}{far}", "形状为 {shape} 的张量{far}"),
     "summary_far": (", up to {far} from the target's", "，与目标的最多相差 {far}"),
     "summary_items": (", {n} of its {of} items not the target's", "，{of} 个元素里有 {n} 个和目标不同"),
@@ -1554,8 +1550,9 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                  "encoding\"), as train.py is",
                  "你的文件不是 UTF-8 编码（{error}）：请像 train.py 一样存成 UTF-8（编辑器里的“以某种"
                  "编码保存”）"),
-    "calls": ("{call} gives {yours}; the target's gives {value}",
-              "{call} 给出 {yours}；目标程序给出 {value}"),
+    "calls": ("{call} gives {yours}; the target's gives {value}{more}",
+              "{call} 给出 {yours}；目标程序给出 {value}{more}"),
+    "sentence_end": (". ", "。"),
     "training": ("the model and the batches agree, yet the losses part: {yours} where the target "
                  "has {value} (the training loop differs)",
                  "模型和批量都一致，损失却分开了：你的是 {yours}，目标是 {value}（训练循环不同）"),

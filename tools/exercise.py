@@ -925,9 +925,9 @@ def check_piece(name, target_text, path, cls, lang="en", say=print, cache=None):
     if cls not in pieces(known.target):
         raise UserError(f"{name} has no class {cls}: its pieces are "
                         f"{', '.join(pieces(known.target))}")
-    path = Path(path).resolve()
-    learner = Learner(name, target_text, path, cache)
-    try:
+    learner = Learner(name, target_text, Path(path).resolve(), cache)
+
+    def compare():
         learner.ask("imports")
         say(text["ok"][zh].format(stage=text["stage:imports"][zh]))
         learner.send(("piece", cls))
@@ -940,18 +940,9 @@ def check_piece(name, target_text, path, cls, lang="en", say=print, cache=None):
                 key, values = diagnose.relation(*first_tensors(mine["gives"], theirs["gives"]))
                 how = text[key][zh].format(**values)
             raise Differs("piece", "piece_output", cls=cls, how=how)
-    except Differs as d:
-        said(d, name, zh, say)
+
+    if not verdict(compare, learner, name, zh, say):
         return False
-    except Raised as e:
-        say(text["raised"][zh].format(error=str(e)))
-        return False
-    except Ended as e:
-        stage = text[f"stage:{learner.stage}"][zh]
-        say(wrap(text[e.key][zh].format(stage=stage, **e.values)))
-        return False
-    finally:
-        learner.close()
     lang_flag = " --lang zh" * zh
     say(wrap(text["piece_passed"][zh].format(cls=cls, name=name, lang=lang_flag)))
     return True
@@ -1126,12 +1117,14 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
             if not close(p, q):
                 where, p, q = first_difference(p, q)
                 values = {"call": ctx.calls[i] + where, "value": summary(q, zh=zh),
-                          "yours": summary(p, q, zh)}
+                          "yours": summary(p, q, zh), "more": ""}
                 found = None
                 if not isinstance(p, Raising) and not isinstance(q, Raising):
                     found = in_call(i, target, ctx, learner, zh)
-                if found:
-                    return found[0], {**values, **found[1]}
+                if found:  # and where it parts, after a full stop
+                    key, more = found
+                    values["more"] = catalogue.TEXT["sentence_end"][zh] + \
+                        catalogue.TEXT[key][zh].format(**more)
                 return "calls", values
     i = next((i for i, (p, q) in enumerate(zip(mine, theirs)) if not abs(p - q) <= LOSS_TOL),
              min(len(mine), len(theirs)))  # or where the shorter list of losses ends
@@ -1384,7 +1377,8 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
     known = known_target(name, target_text, cache)
     path = Path(path).resolve()
     learner = Learner(name, target_text, path, cache)
-    try:
+
+    def compare():
         names = learner.ask("imports")
         source = path.read_text(encoding="utf-8-sig")  # it imported: it reads
         say(text["ok"][zh].format(stage=text["stage:imports"][zh]))
@@ -1406,6 +1400,19 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
                     raise Raised(raised[0].frames)  # their bug, not our call
             key, values = difference(stage, mine, theirs, known.target, known.ctx, learner, zh)
             raise Differs(stage, key, mistake=m, **values)
+
+    if not verdict(compare, learner, name, zh, say):
+        return False
+    say(text["passed"][zh].format(run=run_command(name), expect=expected(name, zh)))
+    return True
+
+
+def verdict(compare, learner, name, zh, say):
+    """compare(), what it finds said (a difference, the learner's error, their process ended),
+    and the learner's process ended after it: True when it found nothing."""
+    text = catalogue.TEXT
+    try:
+        compare()
     except Differs as d:
         said(d, name, zh, say)
         return False
@@ -1418,7 +1425,6 @@ def check(name, target_text, path, lang="en", say=print, cache=None):
         return False
     finally:
         learner.close()
-    say(text["passed"][zh].format(run=run_command(name), expect=expected(name, zh)))
     return True
 
 
