@@ -1076,8 +1076,9 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
                 if not close(p["calls"][name], outs):
                     why = inside(name, p, q, target, ctx, learner, zh, size)
                     if causal:  # what a position sees, too: where a mask is the cause, it says
-                        why += " " + catalogue.TEXT["and_causal"][zh].format(
+                        also = catalogue.TEXT["and_causal"][zh].format(
                             causal=catalogue.TEXT[causal][zh])
+                        why = joined([why, also], zh)
                     return "first_module", {"name": name, "what": kind(target, ctx, name, zh),
                                             "why": why, "size": word}
             if causal:
