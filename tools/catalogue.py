@@ -1362,6 +1362,10 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                "你的 {name} 是 {yours}，目标的是 {value}"),
     "data_chars": ("read_data gives a vocabulary of {yours} characters, the target's {value}",
                    "read_data 给出 {yours} 个字符的词表，目标的是 {value} 个"),
+    "data_order": ("read_data gives the same characters in another order: {char!r} is id "
+                   "{yours} in yours, id {value} in the target's",
+                   "read_data 给出的字符相同，顺序不同：{char!r} 在你的词表里是 id {yours}，目标的是 "
+                   "id {value}"),
     "data_splits": ("read_data splits the text as {yours} characters, the target as {value}",
                     "read_data 把文本切成 {yours} 个字符，目标切成 {value}"),
     "stage:piece": ("one class, from the target's weights and input", "单个类：用目标的权重和输入"),

@@ -133,13 +133,13 @@ def orders(n):
 
 
 def offset(mine, theirs):
-    """The number c, not 0, where mine is theirs + c in every entry (a position counted from
-    another start); else None."""
+    """The number c, not 0 and not a mask's huge one, where mine is theirs + c in every entry (a
+    position counted from another start); else None."""
     if mine.dtype == torch.bool or theirs.dtype == torch.bool or mine.numel() == 0:
         return None
     shift = mine.double() - theirs.double()
     c = shift.flatten()[0]
-    if c != 0 and torch.isfinite(c) and torch.allclose(shift, c.expand_as(shift), 0, ATOL):
+    if c != 0 and c.abs() < 1e6 and torch.allclose(shift, c.expand_as(shift), 0, ATOL):
         return f"{c.item():+.4g}"
     return None
 

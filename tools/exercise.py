@@ -1045,7 +1045,11 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
     if stage == "data":
         (chars, splits), (their_chars, their_splits) = mine, theirs
         if chars != their_chars:
-            return "data_chars", {"yours": len(chars), "value": len(their_chars)}
+            if len(chars) != len(their_chars):
+                return "data_chars", {"yours": len(chars), "value": len(their_chars)}
+            i = next(i for i, (a, b) in enumerate(zip(chars, their_chars)) if a != b)
+            return "data_order", {"char": their_chars[i], "yours": chars.find(their_chars[i]),
+                                  "value": i}
         sizes = {k: len(v) for k, v in splits.items()}
         their_sizes = {k: len(v) for k, v in their_splits.items()}
         return "data_splits", {"yours": sizes, "value": their_sizes}
@@ -1075,7 +1079,7 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
                     return "never_called", {"name": name, "what": kind(target, ctx, name, zh)}
                 if not close(p["calls"][name], outs):
                     why = inside(name, p, q, target, ctx, learner, zh, size)
-                    if causal:  # what a position sees, too: where a mask is the cause, it says
+                    if causal in ("peeks", "blind_self"):  # a mask's doing: said too
                         also = catalogue.TEXT["and_causal"][zh].format(
                             causal=catalogue.TEXT[causal][zh])
                         why = joined([why, also], zh)
