@@ -1541,8 +1541,8 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "mode:False": ("eval mode", "评估模式"),
     "calls_module": ("Inside, {name} ({what}) is the first module whose output differs. {why}",
                      "其中第一个输出不同的模块是 {name}（{what}）。{why}"),
-    "calls_between": ("The model's first {runs} runs in it agree, input and output; the next is "
-                      "given another input ({how}): the code around the model differs (how it "
+    "calls_between": ("In it the model runs alike, input and output, {runs} time(s); then it "
+                      "is given another input ({how}): the code around the model differs (how it "
                       "picks the next character, or the window it feeds)",
                       "其中模型的前 {runs} 次运行，输入和输出都一致；下一次拿到的输入不同（{how}）："
                       "不同的是模型外面的代码（怎样挑下一个字符，或喂给它的窗口）"),

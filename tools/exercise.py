@@ -1466,7 +1466,8 @@ def wrap(message):
         pieces = re.findall(r"[!-~]+|\s|.", line)
         current = ""
         for piece in pieces:
-            if columns(current + piece) > 99 and current.strip():
+            closing = piece in "，。：；）、！？”"  # never at a line's start: it stays behind
+            if columns(current + piece) > 99 and current.strip() and not closing:
                 lines.append(current.rstrip())
                 current = indent
                 if piece.isspace():
