@@ -17,7 +17,8 @@ difference:
 
     hyperparameters  their names and default values, and MODEL_ARGS
     parameters       names and shapes, at small odd sizes and at the defaults (v4 to v6:
-                     layers you named otherwise are matched by shape and order, and said so)
+                     layers you named otherwise are matched by kind, shape and order, and
+                     said so)
     layers           each torch.nn layer's settings: a LayerNorm's eps, a Dropout's p
     initial weights  the mean, spread and shape of spread of each tensor your model starts from
     outputs          the target's weights copied into your model: every module's output, the
@@ -482,9 +483,10 @@ def matched_names(learner, ctx, name):
     """{the learner's parameter or module name: the target's} where some names differ from the
     target's but the layers do not: in v4 to v6 (in v7 and v8 HF's names are the lesson), the
     parameters whose names the target lacks have the shapes of the target's that the learner
-    lacks, in the same order, at both sizes. None where every name is the target's, where the
-    model cannot be built with the target's arguments (a stage says why), or where the layers
-    differ too."""
+    lacks, at both sizes, and are matched shape by shape in the order each declares them
+    (GPT-2's ln_1, attn, ln_2, mlp match the target's sa, ffwd, ln1, ln2). None where every name
+    is the target's, where the model cannot be built with the target's arguments (a stage says
+    why), or where the layers differ too."""
     if name.split("/")[0] not in VERSIONS[1:4]:
         return None
     found = {}
@@ -499,9 +501,10 @@ def matched_names(learner, ctx, name):
         theirs_only = [(t, tuple(p.shape)) for t, p in weights.items() if t not in mine]
         if not mine_only and not theirs_only:  # the target's names, in any order
             return None
-        if [s for _, s in mine_only] != [s for _, s in theirs_only]:
+        pairs = by_shape(mine_only, theirs_only)
+        if pairs is None:
             return None
-        for (n, _), (t, _) in zip(mine_only, theirs_only):
+        for n, t in pairs:
             found[n] = t
             module = n.split(".")[:-1]
             theirs_module = t.split(".")[:-1]
@@ -513,6 +516,28 @@ def matched_names(learner, ctx, name):
                 theirs_module = theirs_module[:-1]
                 found.setdefault(".".join(module), ".".join(theirs_module))
     return found
+
+
+def by_shape(mine, theirs):
+    """[(my name, the target's)] for the parameters whose names differ: each layer's
+    parameters with the layer that holds them, the layers paired kind by kind (a LayerNorm of
+    C, a Linear from C to 4C) in the order each side declares them. None where the layers are
+    not the same kinds, as many times."""
+    groups = {}
+    for side, names in enumerate((mine, theirs)):
+        layers = {}
+        for n, shape in names:  # in declared order: a layer's parameters together
+            layer, _, own = n.rpartition(".")
+            layers.setdefault(layer, []).append((own, shape))
+        for layer, held in layers.items():
+            groups.setdefault(tuple(held), ([], []))[side].append(layer)
+    if any(len(a) != len(b) for a, b in groups.values()):
+        return None
+    pairs = []
+    for held, (a, b) in groups.items():
+        for layer, their_layer in zip(a, b):
+            pairs += [(f"{layer}.{own}", f"{their_layer}.{own}") for own, _ in held]
+    return pairs
 
 
 def named_otherwise(names, zh):
