@@ -1408,9 +1408,9 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
               "后面的字符变了，前面位置的 logits 却不变：这一级是双向注意力，不应掩蔽任何位置"),
     "never_called": ("the target calls {name} ({what}); yours never does",
                      "目标程序调用了 {name}（{what}）；你的从没调用"),
-    "first_module": ("{name} ({what}) is the first module whose output differs, in the order "
-                     "the target computes them ({size} sizes). {why}",
-                     "按目标程序的计算顺序，第一个输出不同的模块是 {name}（{what}，{size}尺寸）。{why}"),
+    "first_module": ("{name} ({what}) is the first module whose output differs ({size} sizes). "
+                     "{why}",
+                     "第一个输出不同的模块是 {name}（{what}，{size}尺寸）。{why}"),
     "and_causal": ("And {causal}.", "另外，{causal}。"),
     "input_from": ("Yours takes what the target's {source} gives.",
                    "你的拿到的是目标程序里 {source} 的输出。"),
@@ -1419,8 +1419,8 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                     "它的输入就已经不同了，所以差别出在它之前，在调用它的 {caller}（{what}）的 "
                     "forward 里："),
     "the_model": ("the model", "模型本身"),
-    "made_inside": ("Its input is the target's, so the difference is made inside it:",
-                    "它的输入和目标程序的一样，所以差别出在它内部："),
+    "made_inside": ("Its input agrees, so the difference is made inside it:",
+                    "它的输入一致，所以差别出在它内部："),
     "at_the_end": ("every tensor the target computes there, yours computes too, but not its "
                    "output: {how}.",
                    "目标程序在那里算出的每个张量你的也都算出了，只有输出不同：{how}。"),

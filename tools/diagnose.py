@@ -175,6 +175,17 @@ def positions(mine, theirs):
 
 
 # ------------------------------------------------------------------ inside one module
+SHOWN = {"mul": "a * b", "rmul": "a * b", "truediv": "a / b", "rtruediv": "a / b",
+         "add": "a + b", "radd": "a + b", "sub": "a - b", "rsub": "a - b", "matmul": "a @ b",
+         "rmatmul": "a @ b", "pow": "a ** b", "getitem": "a[...]", "neg": "-a"}
+
+
+def shown(op):
+    """An op as the code writes it: mul as a * b, getitem as a[...]; a function by its name."""
+    return f"`{SHOWN.get(op, op)}`"
+
+
+
 class Trace(TorchFunctionMode):
     """Records what each torch function gives (its name, a copy of the floating tensor it
     returns, copies of the tensors it was given) while the module called `inside` runs: x @ w,

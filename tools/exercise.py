@@ -1198,6 +1198,7 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
         said.append(text["at_the_end"][zh].format(how=text[key][zh].format(**values)))
         return joined(said, zh)
     op, theirs, same, candidates, fed = part
+    op = diagnose.shown(op)  # as the code writes it: `a * b`, `softmax`
     shape = tuple(theirs.shape)
     if same:  # the same op on the same input: the op itself is another (its dim, its eps)
         key, values = diagnose.relation(same[0], theirs)
