@@ -695,3 +695,14 @@ def test_gpt_2_s_names_in_gpt_2_s_order_pass():
     with tempfile.TemporaryDirectory() as folder:
         passed, said = run_check("v6_block", text, Path(folder))
     assert passed and "your blocks.0.ln_1 is the target's blocks.0.ln1" in said, said
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["nope"], "没有练习 'nope'：运行 python tools/exercise.py --lang zh 查看列表"),
+    (["--check"], "需要指定练习"),
+    (["v5_ffn", "--file", "x"], "--file 要和 --check 一起用"),
+])
+def test_bad_input_is_said_in_chinese_with_lang_zh(argv, fragment, workspace, capsys):
+    assert exercise.main([*argv, "--lang", "zh"]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and len(err.splitlines()) == 1, err

@@ -1572,6 +1572,42 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "written": ("wrote {path}: {task}\nWhen you think it is done:  python tools/exercise.py "
                 "{name} --check",
                 "已写入 {path}：{task}\n写好后检查：  python tools/exercise.py {name} --check --lang zh"),
+    "err:renamed": ("exercise {name} is now {new} (the steps were renumbered when one was "
+                    "split): move exercises/{name}/ to exercises/{new}/ if you started it, then run "
+                    "python tools/exercise.py {new}{lang}",
+                    "练习 {name} 现在叫 {new}（拆分一个步骤时，后面的步骤重新编号了）：如果你已经开始做，"
+                    "把 exercises/{name}/ 移到 exercises/{new}/，再运行 python tools/exercise.py "
+                    "{new}{lang}"),
+    "err:first_rung": ("{name} is the first rung: the exercises start at {first}",
+                       "{name} 是第一级：练习从 {first} 开始"),
+    "err:no_exercise": ("no exercise {name!r}: run python tools/exercise.py{lang} for the list",
+                        "没有练习 {name!r}：运行 python tools/exercise.py{lang} 查看列表"),
+    "err:not_folder": ("{path} is a file, not a folder: move it away, then run {again} again",
+                       "{path} 是文件，不是文件夹：把它移走，再运行 {again}"),
+    "err:not_file": ("{path} is not a file (a folder, or a link to nothing): move it away, then "
+                     "run {again} again",
+                     "{path} 不是文件（是文件夹，或指向不存在之处的链接）：把它移走，再运行 {again}"),
+    "err:need_exercise": ("--check and --file need an exercise: e.g. python tools/exercise.py "
+                          "v5_ffn --check{lang}",
+                          "--check 和 --file 需要指定练习：例如 python tools/exercise.py v5_ffn "
+                          "--check{lang}"),
+    "err:piece_check": ("--piece needs --check: python tools/exercise.py {name} --check --piece "
+                        "{cls}{lang}",
+                        "--piece 要和 --check 一起用：python tools/exercise.py {name} --check "
+                        "--piece {cls}{lang}"),
+    "err:file_check": ("--file needs --check: python tools/exercise.py {name} --check --file "
+                       "{file}{lang}",
+                       "--file 要和 --check 一起用：python tools/exercise.py {name} --check --file "
+                       "{file}{lang}"),
+    "err:exists": ("{path} exists and is never overwritten: check it with --check, or delete it "
+                   "to start over",
+                   "{path} 已经存在，不会被覆盖：用 --check 检查它，或删掉它重新开始"),
+    "err:no_file": ("no file at {path}: run python tools/exercise.py {name}{lang} first",
+                    "{path} 处没有文件：先运行 python tools/exercise.py {name}{lang}"),
+    "err:file_not_file": ("--file {path} is not a file: pass your train.py",
+                          "--file {path} 不是文件：请给出你的 train.py"),
+    "err:no_piece": ("{name} has no class {cls}: its pieces are {pieces}",
+                     "{name} 没有类 {cls}：它的部件是 {pieces}"),
     "started": ("started", "已开始"),
     "edited": ("edited", "改过了"),
     "passed_status": ("passed", "已通过"),

@@ -139,12 +139,17 @@ def find(name, names, lang=""):
             return found
     if name in renamed():
         new = renamed()[name]
-        raise UserError(f"exercise {name} is now {new} (the steps were renumbered when one was "
-                        f"split): move exercises/{name}/ to exercises/{new}/ if you started it, "
-                        f"then run python tools/exercise.py {new}{lang}")
+        raise refusal("err:renamed", lang, name=name, new=new)
     if name == VERSIONS[0]:
-        raise UserError(f"{name} is the first rung: the exercises start at {VERSIONS[1]}")
-    raise UserError(f"no exercise {name!r}: run python tools/exercise.py{lang} for the list")
+        raise refusal("err:first_rung", lang, name=name, first=VERSIONS[1])
+    raise refusal("err:no_exercise", lang, name=name)
+
+
+def refusal(key, lang, **values):
+    """The UserError of catalogue.TEXT[key], in Chinese where lang (the flag the commands it
+    suggests carry) is " --lang zh"."""
+    zh = lang == " --lang zh"
+    return UserError(catalogue.TEXT[key][zh].format(lang=lang, **values))
 
 
 def describe(target):
@@ -948,8 +953,8 @@ def check_piece(name, target_text, path, cls, lang="en", say=print, cache=None):
         cache = {}
     known = known_target(name, target_text, cache)
     if cls not in pieces(known.target):
-        raise UserError(f"{name} has no class {cls}: its pieces are "
-                        f"{', '.join(pieces(known.target))}")
+        raise refusal("err:no_piece", " --lang zh" * zh, name=name, cls=cls,
+                      pieces=", ".join(pieces(known.target)))
     learner = Learner(name, target_text, Path(path).resolve(), cache)
 
     def compare():
@@ -1594,13 +1599,11 @@ def refuse_what_is_in_the_way(name, lang=""):
     folders = [f for f in [mine.parent, *mine.parent.parents] if f.is_relative_to(EXERCISES)]
     for above in folders:
         if os.path.lexists(above) and not above.is_dir():
-            raise UserError(f"{shown(above)} is a file, not a folder: move it away, then run "
-                            f"{again} again")
+            raise refusal("err:not_folder", lang, path=shown(above), again=again)
     if not os.path.lexists(mine):
         return
     if not mine.is_file():
-        raise UserError(f"{shown(mine)} is not a file (a folder, or a link to nothing): move it "
-                        f"away, then run {again} again")
+        raise refusal("err:not_file", lang, path=shown(mine), again=again)
 
 
 def status(name, zh):
@@ -1635,11 +1638,13 @@ def main(argv=None):
                    "the locale's)")
     args = p.parse_args(argv)
     zh = language(args.lang) == "zh"
+    lang = ""
+    if zh:
+        lang = " --lang zh"  # carried into every command a message suggests
     names = exercise_names()
     if args.exercise is None:
         if args.check or args.file:
-            raise UserError("--check and --file need an exercise: e.g. python tools/exercise.py "
-                            "v5_ffn --check")
+            raise refusal("err:need_exercise", lang)
         for name, what in names:
             if zh:  # the task, in Chinese, as much as the line holds
                 what = catalogue.TASKS[name][1]
@@ -1649,22 +1654,18 @@ def main(argv=None):
             print(fitted(f"{indent}{name:<{40 - len(indent)}} {label} {what}", 99))
         print(catalogue.TEXT["list_footer"][zh])
         return 0
-    lang = " --lang zh" if zh else ""  # carried into every command a message suggests
     name = find(args.exercise, names, lang)
     start, target = programs(name)
     if args.piece and not args.check:
-        raise UserError(f"--piece needs --check: python tools/exercise.py {name} --check "
-                        f"--piece {args.piece}{lang}")
+        raise refusal("err:piece_check", lang, name=name, cls=args.piece)
     if args.file and not args.check:
-        raise UserError("--file needs --check: python tools/exercise.py "
-                        f"{name} --check --file {args.file}{lang}")
+        raise refusal("err:file_check", lang, name=name, file=args.file)
     mine = folder(name) / "train.py"
     if not args.file:  # the exercise's own file: nothing else in its place
         refuse_what_is_in_the_way(name, lang)
     if not args.check:
         if os.path.lexists(mine):
-            raise UserError(f"{shown(mine)} exists and is never overwritten: check it with "
-                            "--check, or delete it to start over")
+            raise refusal("err:exists", lang, path=shown(mine))
         # written beside and moved into place: a stop half way leaves no half file at mine
         with aside(mine) as tmp:
             tmp.write_text(starting_file(name, start, target, "zh" if zh else "en"),
@@ -1674,14 +1675,15 @@ def main(argv=None):
         return 0
     path = args.file or mine
     if not path.is_file():
-        raise UserError(f"no file at {path}: run python tools/exercise.py {name}{lang} first" if
-                        not args.file else f"--file {path} is not a file: pass your train.py")
+        if args.file:
+            raise refusal("err:file_not_file", lang, path=path)
+        raise refusal("err:no_file", lang, path=path, name=name)
     cache = {}
     if args.piece:  # a class the target has, said before any work
         known = known_target(name, target, cache)
         if args.piece not in pieces(known.target):
-            raise UserError(f"{name} has no class {args.piece}: its pieces are "
-                            f"{', '.join(pieces(known.target))}")
+            raise refusal("err:no_piece", lang, name=name, cls=args.piece,
+                          pieces=", ".join(pieces(known.target)))
     print(catalogue.TEXT["checking"][zh].format(path=shown(path.resolve()), name=name))
     if args.piece:  # one class: no pass mark, the file as a whole is not checked
         passed = check_piece(name, target, path, args.piece, "zh" if zh else "en", cache=cache)
