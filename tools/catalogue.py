@@ -1573,10 +1573,11 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                 "{name} --check",
                 "已写入 {path}：{task}\n写好后检查：  python tools/exercise.py {name} --check --lang zh"),
     "err:renamed": ("exercise {name} is now {new} (the steps were renumbered when one was "
-                    "split): move exercises/{name}/ to exercises/{new}/ if you started it, then run "
-                    "python tools/exercise.py {new}{lang}",
-                    "练习 {name} 现在叫 {new}（拆分一个步骤时，后面的步骤重新编号了）：如果你已经开始做，"
-                    "把 exercises/{name}/ 移到 exercises/{new}/，再运行 python tools/exercise.py "
+                    "split): move exercises/{name}/ to exercises/{new}/ if you started it, then "
+                    "run python tools/exercise.py {new}{lang}",
+                    "练习 {name} 现在叫 {new}（拆分一个步骤时，后面的步骤重新编号了）："
+                    "如果你已经开始做，把 exercises/{name}/ 移到 exercises/{new}/，"
+                    "再运行 python tools/exercise.py "
                     "{new}{lang}"),
     "err:first_rung": ("{name} is the first rung: the exercises start at {first}",
                        "{name} 是第一级：练习从 {first} 开始"),
