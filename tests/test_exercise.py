@@ -675,7 +675,7 @@ def test_a_file_that_forks_leaves_no_process_behind(tmp_path):
     assert not status.exists() or "\nState:\tZ" in status.read_text(), status.read_text()
 
 
-def test_gpt_2_s_names_in_gpt_2_s_order_pass():
+def test_gpt_2_s_names_in_gpt_2_s_order_pass(tmp_path):
     """ln_1, attn, ln_2, mlp, declared in the order they run: layers matched kind by kind."""
     text = TARGETS["v6_block"]
     old = ("        self.sa = MultiHeadAttention(n_embd, n_head, block_size, dropout)\n"
@@ -689,11 +689,7 @@ def test_gpt_2_s_names_in_gpt_2_s_order_pass():
              "x = x + self.ffwd(self.ln2(x))", "x = x + self.mlp(self.ln_2(x))")
     assert text.count(old) == 1 and text.count(calls[0]) == 1 and text.count(calls[2]) == 1
     text = text.replace(old, new).replace(calls[0], calls[1]).replace(calls[2], calls[3])
-    import tempfile
-    from pathlib import Path
-
-    with tempfile.TemporaryDirectory() as folder:
-        passed, said = run_check("v6_block", text, Path(folder))
+    passed, said = run_check("v6_block", text, tmp_path)
     assert passed and "your blocks.0.ln_1 is the target's blocks.0.ln1" in said, said
 
 

@@ -205,7 +205,9 @@ class Trace(TorchFunctionMode):
         self.depth -= 1
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
+        if kwargs is None:
+            kwargs = {}
+        out = func(*args, **kwargs)
         if self.depth and isinstance(out, torch.Tensor) and out.is_floating_point():
             name = getattr(func, "__name__", str(func)).strip("_")
             given = [a.detach().clone() for a in args if isinstance(a, torch.Tensor)]

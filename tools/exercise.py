@@ -339,21 +339,9 @@ def serve(name, target_text, path, conn, cache):
             if what == "imports":
                 learner = import_learner(path)
                 value = learn_names(learner, known.ctx, name)
-            elif what[0] == "trace":  # ("trace", a module's name in the target, a size, a call)
-                with learners(path):
-                    value = trace(learner, known.ctx, *what[1:])
-            elif what[0] == "call_records":  # ("call_records", a call's number)
-                with learners(path):
-                    value = call_records(learner, known.ctx, what[1])
-            elif what[0] == "piece":  # ("piece", a class's name)
-                with learners(path):
-                    value = piece(learner, known.ctx, what[1])
-            elif what[0] == "records":  # ("records", a size): forward() with each module's
-                with learners(path):
-                    value = forward(learner, known.ctx, what[1], True)
             else:
                 with learners(path):
-                    value = STAGES_BY_NAME[what](learner, known.ctx)
+                    value = answer(learner, known.ctx, what)
             reply = ("value", value)
         except Raised as e:
             reply = ("raised", str(e))
@@ -365,6 +353,16 @@ def serve(name, target_text, path, conn, cache):
             sent = pickle.dumps(("raised", f"what your code gave could not be sent: "
                                            f"{type(e).__name__}: {e}"))
         conn.send_bytes(sent)
+
+
+def answer(learner, ctx, what):
+    """What the learner's code gives for a request: a stage's name, or (what, its arguments):
+    ("trace", a module's name in the target, a size, a call), ("call_records", a call's
+    number), ("piece", a class's name), ("records", a size)."""
+    if isinstance(what, str):
+        return STAGES_BY_NAME[what](learner, ctx)
+    kind, *arguments = what
+    return ASKED[kind](learner, ctx, *arguments)
 
 
 def plain(value):
@@ -836,7 +834,9 @@ def training(module, ctx, model=None):
     args = ctx.configs[TRAIN_SIZES]
     short = type(args)(**{**vars(args), "max_iters": TRAIN_STEPS, "eval_interval": TRAIN_STEPS,
                           "eval_iters": 2})
-    model, log = model or build(module, ctx, args, ctx.weights[TRAIN_SIZES]), Log()
+    if model is None:
+        model = build(module, ctx, args, ctx.weights[TRAIN_SIZES])
+    log = Log()
     seed(ctx.torch, 4)
     module.train(model, ctx.splits, short, log)
     return log.losses
@@ -854,7 +854,8 @@ def pieces(target):
 
 def piece_sample(target, ctx, cls):
     """How the target's model builds and calls its first cls, at the small sizes in eval mode:
-    (the constructor's args and kwargs, its weights, the args and kwargs of its first call)."""
+    (the constructor's args and kwargs, its parameters, the args and kwargs of its first
+    call)."""
     torch = ctx.torch
     made = []
     kind_of = getattr(target, cls)
@@ -882,8 +883,8 @@ def piece_sample(target, ctx, cls):
     with torch.no_grad():
         model(*ctx.batches[0])
     handle.remove()
-    state = {k: v.detach().clone() for k, v in first.state_dict().items()}
-    return args, kwargs, state, given[0]
+    weights = {k: v.detach().clone() for k, v in first.named_parameters()}  # buffers aside
+    return args, kwargs, weights, given[0]
 
 
 def piece(module, ctx, cls):
@@ -891,7 +892,7 @@ def piece(module, ctx, cls):
     the same weights: {params: [(name, shape)], gives: [tensors]}. A config object the target
     passes is rebuilt with module's own class of its name."""
     torch = ctx.torch
-    args, kwargs, state, (call_args, call_kwargs) = piece_sample(ctx.target, ctx, cls)
+    args, kwargs, theirs, (call_args, call_kwargs) = piece_sample(ctx.target, ctx, cls)
     own = getattr(module, cls, None)
     if not isinstance(own, type):
         raise Differs("piece", "piece_missing", cls=cls, pieces=", ".join(pieces(ctx.target)))
@@ -912,7 +913,6 @@ def piece(module, ctx, cls):
         raise Differs("piece", "piece_args", cls=cls, call=f"{cls}({shown_args})",
                       error=f"{type(e).__name__}: {e}") from None
     params = dict(made.named_parameters())
-    theirs = {n: v for n, v in state.items() if n in dict(first_parameters(ctx.target, ctx, cls))}
     if sorted(params) == sorted(theirs):  # the target's names, in any order
         pairs = [(params[n], theirs[n]) for n in theirs]
     else:  # other names: by the order they are declared in, where the shapes agree
@@ -926,14 +926,6 @@ def piece(module, ctx, cls):
             p.copy_(v)
         gives = made.eval()(*call_args, **call_kwargs)
     return {"gives": [t.detach() for t in flat(gives)]}
-
-
-def first_parameters(target, ctx, cls):
-    """The names and shapes of the parameters of the target's cls, as its model builds it."""
-    args, kwargs, _, _ = piece_sample(target, ctx, cls)
-    seed(ctx.torch, ctx.configs[0].seed)
-    made = getattr(target, cls)(*args, **kwargs)
-    return [(n, tuple(p.shape)) for n, p in made.named_parameters()]
 
 
 def short_repr(value):
@@ -1050,7 +1042,8 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
                                    "kind": type(b[k]).__name__}
             if not close(a[k], b[k]):
                 return "hp_value", {"name": k, "value": b[k], "yours": a[k]}
-        if extra := [k for k in a if k not in b]:
+        extra = [k for k in a if k not in b]
+        if extra:
             return "hp_extra", {"name": extra[0]}
         return "model_args", {"yours": mine["MODEL_ARGS"], "value": theirs["MODEL_ARGS"]}
     if stage == "parameters":
@@ -1099,7 +1092,7 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
             p, q = mine[size], theirs[size]
             if size == 1:  # the small sizes agree: each module's tensors at the default sizes
                 p = learner.ask(("records", 1))
-                q = forward(target, ctx, 1, True)
+                q = records(target, ctx, 1)
             for name, outs in q["calls"].items():
                 held = any(n.startswith(name + ".") for n in p["calls"])
                 if name not in p["calls"] and (held or not weighs(target, ctx, name)):
@@ -1187,7 +1180,9 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
             close(given[0], t) for t in flat(outs))]
         if source:
             said.append(text["input_from"][zh].format(source=source[0]))
-        caller = where or text["the_model"][zh]
+        caller = where
+        if not where:
+            caller = text["the_model"][zh]
         what = kind(target, ctx, where, zh)
         said.append(text["made_before"][zh].format(caller=caller, what=what))
         order = called_in_order(p, q, where)
@@ -1306,19 +1301,26 @@ def why_not_causal(mine, theirs):
 
 def kind(target, ctx, name, zh=False):
     """The class of the target's module called name, e.g. FeedForward ("nothing": none)."""
-    try:
-        return type(build(target, ctx, ctx.configs[0]).get_submodule(name)).__name__
-    except AttributeError:
+    layer = target_layer(target, ctx, name)
+    if layer is None:
         return catalogue.TEXT["nothing"][zh]
+    return type(layer).__name__
 
 
 def weighs(target, ctx, name):
     """Whether the target's module called name holds parameters (a ReLU holds none)."""
+    layer = target_layer(target, ctx, name)
+    return layer is not None and next(layer.parameters(), None) is not None
+
+
+def target_layer(target, ctx, name):
+    """The target's module called name in its model at the small sizes (built once), or None."""
+    if getattr(ctx, "small_model", None) is None:
+        ctx.small_model = build(target, ctx, ctx.configs[0])
     try:
-        module = build(target, ctx, ctx.configs[0]).get_submodule(name)
+        return ctx.small_model.get_submodule(name)
     except AttributeError:
-        return False
-    return next(module.parameters(), None) is not None
+        return None
 
 
 def flat(value):
@@ -1533,6 +1535,14 @@ def mistake(known, stage, mine, agree):
 STAGES_BY_NAME = {stage: observe for stage, observe, _ in STAGES}
 
 
+def records(module, ctx, size):
+    """forward() at ctx.configs[size] with each module's tensors recorded."""
+    return forward(module, ctx, size, True)
+
+
+ASKED = {"trace": trace, "call_records": call_records, "piece": piece, "records": records}
+
+
 def doc_section(m, zh):
     """Where the docs explain a mistake: the rung's doc in the learner's language, a section."""
     rung, *sections = m["doc"]
@@ -1567,8 +1577,11 @@ def language(given):
     if given:
         return given
     for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        if value := os.environ.get(var):
-            return "zh" if value.lower().startswith("zh") else "en"
+        value = os.environ.get(var, "")
+        if value.lower().startswith("zh"):
+            return "zh"
+        if value:
+            return "en"
     return "en"
 
 
