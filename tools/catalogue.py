@@ -1416,9 +1416,9 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                    "你的拿到的是目标程序里 {source} 的输出。"),
     "made_before": ("Its input differs already, so the difference is made before it, in the "
                     "forward of {caller} ({what}), which calls it:",
-                    "它的输入就已经不同了，所以差别出在它之前，在调用它的 {caller}（{what}）的 "
+                    "它的输入就已经不同了，所以差别出在它之前，在调用它的{caller}（{what}）的 "
                     "forward 里："),
-    "the_model": ("the model", "模型本身"),
+    "the_model": ("the model", "模型"),
     "made_inside": ("Its input agrees, so the difference is made inside it:",
                     "它的输入一致，所以差别出在它内部："),
     "at_the_end": ("every tensor the target computes there, yours computes too, but not its "
