@@ -586,7 +586,7 @@ def test_what_the_rung_is_beyond_its_outputs_is_checked_too(name, old, new, frag
      "0.7071 times the target's"),
     ("v5_ffn", "x = self.sa_heads(x)  # (B, T, C): each position gathers from the ones before it\n"
      "        x = self.ffwd(x)", "x = self.ffwd(x)\n        x = self.sa_heads(x)",
-     "there, yours calls ffwd where the target calls sa_heads"),
+     "yours calls ffwd where the target calls sa_heads"),
     ("v6_block", "x = x + self.ffwd(self.ln2(x))", "x = self.ffwd(self.ln2(x))",
      "(a residual path)"),
 ])

@@ -1408,29 +1408,30 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
               "后面的字符变了，前面位置的 logits 却不变：这一级是双向注意力，不应掩蔽任何位置"),
     "never_called": ("the target calls {name} ({what}); yours never does",
                      "目标程序调用了 {name}（{what}）；你的从没调用"),
-    "first_module": ("{name} ({what}) is the first module whose output differs ({size} sizes). "
-                     "{why}",
-                     "第一个输出不同的模块是 {name}（{what}，{size}尺寸）。{why}"),
+    "first_module": ("{why} {evidence}", "{why}{evidence}"),
     "and_causal": ("And {causal}.", "另外，{causal}。"),
-    "input_from": ("Yours takes what the target's {source} gives.",
-                   "你的拿到的是目标程序里 {source} 的输出。"),
-    "made_before": ("Its input differs already, so the difference is made before it, in the "
-                    "forward of {caller} ({what}), which calls it:",
-                    "它的输入就已经不同了，所以差别出在它之前，在调用它的{caller}（{what}）的 "
-                    "forward 里："),
-    "the_model": ("the model", "模型"),
-    "made_inside": ("Its input agrees, so the difference is made inside it:",
-                    "它的输入一致，所以差别出在它内部："),
-    "at_the_end": ("every tensor the target computes there, yours computes too, but not its "
+    "input_from": ("; yours gives it what the target's {source} gives",
+                   "，你的给它的是目标程序里 {source} 的输出"),
+    "traced_from": ("Traced from {name} ({what}), the first module whose output differs{size}: "
+                    "its input differs already{source}.",
+                    "这是从第一个输出不同的模块 {name}（{what}）追溯来的{size}：它的输入就已经不同了"
+                    "{source}。"),
+    "size_note": (" (at the default sizes only)", "（只在默认尺寸下不同）"),
+    "place_in": ("In {name} ({what})", "在 {name}（{what}）里"),
+    "place_caller": ("In the forward of {caller} ({what})", "在 {caller}（{what}）的 forward 里"),
+    "place_model": ("In the model's forward ({what})", "在模型（{what}）的 forward 里"),
+    "traced_here": ("It is the first module whose output differs{size}, from the same input.",
+                    "它是第一个输出不同的模块{size}，输入却一致。"),
+    "at_the_end": ("{place}, yours computes every tensor the target computes there, but not its "
                    "output: {how}.",
-                   "目标程序在那里算出的每个张量你的也都算出了，只有输出不同：{how}。"),
-    "never_computes": ("the target's {op} there gives a tensor of shape {shape} that yours never "
-                       "computes.",
-                       "目标程序在那里的 {op} 给出一个形状为 {shape} 的张量，你的代码从没算出过它。"),
-    "same_input": ("at the target's {op} (shape {shape}), yours is given the same input and "
-                   "gives other numbers, so the op itself differs (its axis, eps or form): {how}.",
-                   "在目标程序的 {op}（形状 {shape}）处，你的拿到同样的输入，却给出不同的数，所以是"
-                   "这个运算本身不同（它的轴、eps 或形式）：{how}。"),
+                   "{place}，目标程序算出的每个张量你的也都算出了，只有输出不同：{how}。"),
+    "never_computes": ("{place}, the target's {op} gives a tensor of shape {shape} that yours "
+                       "never computes.",
+                       "{place}，目标程序的 {op} 给出一个形状为 {shape} 的张量，你的代码从没算出过它。"),
+    "same_input": ("{place}, the target's {op} (shape {shape}) gives other numbers in yours from "
+                   "the same input: {how}.",
+                   "{place}，目标程序的 {op}（形状 {shape}）在你的代码里拿到同样的输入，却给出不同的"
+                   "数：{how}。"),
     "rel:dropped": ("yours sets {share} of the numbers to 0 and scales the rest by {scale}: a "
                     "dropout (p = {p}) the target does not apply here",
                     "你的把 {share} 的数置为 0，其余乘以 {scale}：目标在这里没有这个 dropout"
@@ -1439,17 +1440,18 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                         "{scale} (a dropout, p = {p}); yours does not",
                         "目标的把 {share} 的数置为 0，其余乘以 {scale}（一个 dropout，p = {p}）；"
                         "你的没有"),
-    "order": ("there, yours calls {yours} where the target calls {theirs}: the same layers in "
+    "order": ("{place}, yours calls {yours} where the target calls {theirs}: the same layers in "
               "another order.",
-              "在那里，你的先调用 {yours}，目标程序先调用 {theirs}：同样的层，顺序不同。"),
-    "fed_at": ("at the target's {op} (shape {shape}), yours is given another input: {how}.",
-               "在目标程序的 {op}（形状 {shape}）处，你的拿到的输入不同：{how}。"),
-    "parts_at": ("at the target's {op} (shape {shape}), {how}.",
-                 "在目标程序的 {op}（形状 {shape}）处，{how}。"),
-    "run_count": ("Yours runs it {yours} times in a forward pass, the target {theirs} (a layer "
-                  "used twice, or one left unused?).",
-             "一次前向里你的运行了它 {yours} 次，目标程序 {theirs} 次（某一层用了两次，"
-             "或有一层没用上？）。"),
+              "{place}，你的先调用 {yours}，目标程序先调用 {theirs}：同样的层，顺序不同。"),
+    "fed_at": ("{place}, the target's {op} (shape {shape}) is given another input in yours: "
+               "{how}.",
+               "{place}，目标程序的 {op}（形状 {shape}）在你的代码里拿到的输入不同：{how}。"),
+    "parts_at": ("{place}, at the target's {op} (shape {shape}), {how}.",
+                 "{place}，在目标程序的 {op}（形状 {shape}）处，{how}。"),
+    "run_count": ("Yours runs {name} {yours} times in a forward pass, the target {theirs} (a "
+                  "layer used twice, or one left unused?).",
+                  "一次前向里你的运行了 {name} {yours} 次，目标程序 {theirs} 次（某一层用了两次，"
+                  "或有一层没用上？）。"),
     "rel:missing_term": ("the target's adds what its earlier {op} gave, yours does not (a "
                          "residual path)",
                          "目标程序在这里加上了它前面 {op} 的结果，你的没有（残差连接）"),
@@ -1539,8 +1541,7 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                    "（关掉 dropout）的函数要用 model.eval() 设置，训练时再用 model.train() 改回来"),
     "mode:True": ("training mode", "训练模式"),
     "mode:False": ("eval mode", "评估模式"),
-    "calls_module": ("Inside, {name} ({what}) is the first module whose output differs. {why}",
-                     "其中第一个输出不同的模块是 {name}（{what}）。{why}"),
+    "calls_module": ("{why} {evidence}", "{why}{evidence}"),
     "calls_between": ("In it the model runs alike, input and output, {runs} time(s); then it "
                       "is given another input ({how}): the code around the model differs (how it "
                       "picks the next character, or the window it feeds)",

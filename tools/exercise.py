@@ -616,12 +616,16 @@ def layers(module, ctx):
     shows (a LayerNorm's eps, a Dropout's p, a GELU's form). Layers only, not what holds them
     (a ModuleList for a Sequential is right); inplace is left out: no check can see it."""
     model = build(module, ctx, ctx.configs[1])
+    renamed = {as_target(module, n) for n in names_of(model) if as_target(module, n) != n}
     found = {}
     for n, m in model.named_modules():
         leaf = next(m.children(), None) is None  # a container (Sequential) has no settings
         if n and leaf and type(m).__module__.startswith("torch.nn."):
             kept = [item for item in m.extra_repr().split(", ") if not item.startswith("inplace")]
-            found[as_target(module, n)] = f"{type(m).__name__}({', '.join(kept)})"
+            label = as_target(module, n)
+            if label == n and n in renamed:  # a ReLU at net.2 where your net.1 is the target's
+                label = f"{n} (yours)"  # net.2: no counterpart by name (outputs compare it)
+            found[label] = f"{type(m).__name__}({', '.join(kept)})"
     return found
 
 
@@ -1143,13 +1147,13 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
                 if name not in p["calls"]:
                     return "never_called", {"name": name, "what": kind(target, ctx, name, zh)}
                 if not close(p["calls"][name], outs):
-                    why = inside(name, p, q, target, ctx, learner, zh, size)
+                    why, evidence = inside(name, p, q, target, ctx, learner, zh, size)
                     if causal in ("peeks", "blind_self"):  # a mask's doing: said too
                         also = catalogue.TEXT["and_causal"][zh].format(
                             causal=catalogue.TEXT[causal][zh])
                         why = joined([why, also], zh)
                     return "first_module", {"name": name, "what": kind(target, ctx, name, zh),
-                                            "why": why, "size": word}
+                                            "why": why, "evidence": evidence, "size": word}
             if causal:
                 return causal, {}
             if not close(p["logits"], q["logits"]) or not close(p["loss"], q["loss"]):
@@ -1203,53 +1207,61 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
 
 
 def inside(name, p, q, target, ctx, learner, zh, size, call=None):
-    """Why the module called name gives another output, in words. Where its input differs
-    already, the difference is made before it: in the module that calls it (or above, up to the
-    model, whose inputs are the batch). There, at the first tensor the target computes that the
-    learner's code never does, how the learner's nearest one relates to it."""
+    """Why the module called name gives another output, in words: (the finding, the evidence).
+    Where its input differs already, the difference is made before it: in the module that calls
+    it (or above, up to the model, whose inputs are the batch). There, at the first tensor the
+    target computes that the learner's code never does, how the learner's nearest one relates to
+    it. size: 0 for the small sizes, 1 for the default ones (said: they alone differ)."""
     import diagnose  # it imports torch: only where a check needs it
     text = catalogue.TEXT
-    said = []
     runs = len(p["calls"][name]), len(q["calls"][name])
     if runs[0] != runs[1]:  # ln1 used twice: one run more, nothing in it wrong
-        return text["run_count"][zh].format(yours=runs[0], theirs=runs[1])
+        finding = text["run_count"][zh].format(name=name, yours=runs[0], theirs=runs[1])
+        return finding, ""
     where = name
     while where and not (where in p["inputs"] and close(p["inputs"][where], q["inputs"][where])):
         where = where.rpartition(".")[0]  # the module that calls it
-    if where != name:
+    what = kind(target, ctx, where, zh)
+    note = ""
+    if size == 1:
+        note = text["size_note"][zh]
+    if where == name:
+        place = text["place_in"][zh].format(name=name, what=what)
+        evidence = text["traced_here"][zh].format(size=note)
+    else:
+        if where:
+            place = text["place_caller"][zh].format(caller=where, what=what)
+        else:
+            place = text["place_model"][zh].format(what=what)
         given = flat(p["inputs"][name])[:1]
         source = [n for n, outs in q["calls"].items() if given and n != name and any(
             close(given[0], t) for t in flat(outs))]
+        fed = ""
         if source:
-            said.append(text["input_from"][zh].format(source=source[0]))
-        caller = where
-        if not where:
-            caller = text["the_model"][zh]
-        what = kind(target, ctx, where, zh)
-        said.append(text["made_before"][zh].format(caller=caller, what=what))
+            fed = text["input_from"][zh].format(source=source[0])
+        evidence = text["traced_from"][zh].format(name=name, what=kind(target, ctx, name, zh),
+                                                  size=note, source=fed)
         order = called_in_order(p, q, where)
         if order:  # the same layers, called in another order: that is the difference
-            said.append(text["order"][zh].format(yours=order[0], theirs=order[1]))
-            return joined(said, zh)
-    else:
-        said.append(text["made_inside"][zh])
+            finding = text["order"][zh].format(place=place, yours=order[0], theirs=order[1])
+            return finding, evidence
     theirs_trace = trace(target, ctx, where, size, call)
     part = diagnose.parting(learner.ask(("trace", where, size, call)), theirs_trace)
     if part is None:  # every tensor computed, and still the output differs: its last step
         key, values = diagnose.relation(*first_tensors(p["calls"][name], q["calls"][name]))
-        said.append(text["at_the_end"][zh].format(how=text[key][zh].format(**values)))
-        return joined(said, zh)
+        how = text[key][zh].format(**values)
+        return text["at_the_end"][zh].format(place=place, how=how), evidence
     op, theirs, same, candidates, fed = part
     op = diagnose.shown(op)  # as the code writes it: `a * b`, `softmax`
     shape = tuple(theirs.shape)
     if same:  # the same op on the same input: the op itself is another (its dim, its eps)
         key, values = diagnose.relation(same[0], theirs)
-        said.append(text["same_input"][zh].format(op=op, shape=shape,
-                                                  how=text[key][zh].format(**values)))
-        return joined(said, zh)
+        how = text[key][zh].format(**values)
+        finding = text["same_input"][zh].format(place=place, op=op, shape=shape, how=how)
+        return finding, evidence
     if not candidates:
-        said.append(text["never_computes"][zh].format(op=op, shape=shape))
-        return joined(said, zh)
+        finding = text["never_computes"][zh].format(place=place, op=op, shape=shape)
+        return finding, evidence
     given = []
     if call is None:
         given = list(ctx.batches[size])  # the model's: the batch
@@ -1259,13 +1271,12 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
     if fed:  # the same op, given another input: how that input differs, where it has a name
         key, values = diagnose.named_relation([fed[0][0]], fed[0][1], before)
         if key != "rel:apart":
-            said.append(text["fed_at"][zh].format(op=op, shape=shape,
-                                                  how=text[key][zh].format(**values)))
-            return joined(said, zh)
+            how = text[key][zh].format(**values)
+            finding = text["fed_at"][zh].format(place=place, op=op, shape=shape, how=how)
+            return finding, evidence
     key, values = diagnose.named_relation(candidates, theirs, before)
-    said.append(text["parts_at"][zh].format(op=op, shape=shape,
-                                            how=text[key][zh].format(**values)))
-    return joined(said, zh)
+    how = text[key][zh].format(**values)
+    return text["parts_at"][zh].format(place=place, op=op, shape=shape, how=how), evidence
 
 
 def called_in_order(p, q, where):
@@ -1317,9 +1328,9 @@ def in_call(i, target, ctx, learner, zh):
         break
     for name, outs in q["calls"].items():
         if name != MODEL and name in p["calls"] and not close(p["calls"][name], outs):
-            why = inside(name, p, q, target, ctx, learner, zh, 0, i)
+            why, evidence = inside(name, p, q, target, ctx, learner, zh, 0, i)
             return "calls_module", {"name": name, "what": kind(target, ctx, name, zh),
-                                    "why": why}
+                                    "why": why, "evidence": evidence}
     return None
 
 
