@@ -696,6 +696,29 @@ def test_gpt_2_s_names_in_gpt_2_s_order_pass(tmp_path):
     assert passed and "your blocks.0.ln_1 is the target's blocks.0.ln1" in said, said
 
 
+def test_q_k_and_v_renamed_and_declared_in_another_order_are_matched_by_their_outputs(tmp_path):
+    """Three Linears of one shape side by side: declared v, k, q under other names, they are
+    paired in the order under which the outputs agree; with a mistake elsewhere, the order that
+    agrees longest, so the message names the mistake and not the names."""
+    text = TARGETS["v4_multihead"]
+    old = ("        self.query = nn.Linear(n_embd, n_embd, bias=False)\n"
+           "        self.key = nn.Linear(n_embd, n_embd, bias=False)\n"
+           "        self.value = nn.Linear(n_embd, n_embd, bias=False)\n")
+    new = ("        self.v_proj = nn.Linear(n_embd, n_embd, bias=False)\n"
+           "        self.k_proj = nn.Linear(n_embd, n_embd, bias=False)\n"
+           "        self.q_proj = nn.Linear(n_embd, n_embd, bias=False)\n")
+    assert text.count(old) == 1
+    text = text.replace(old, new)
+    for a, b in (("query", "q_proj"), ("key", "k_proj"), ("value", "v_proj")):
+        assert text.count(f"self.{a}(x)") == 1
+        text = text.replace(f"self.{a}(x)", f"self.{b}(x)")
+    passed, said = run_check("v4_multihead", text, tmp_path)
+    assert passed and "your sa_heads.q_proj is the target's sa_heads.query" in said, said
+    wrong = text.replace("wei = F.softmax(wei, dim=-1)", "wei = F.softmax(wei, dim=-2)")
+    passed, said = run_check("v4_multihead", wrong, tmp_path, process=exercise.InProcess)
+    assert not passed and "the softmax runs over the other axis" in " ".join(said.split()), said
+
+
 @pytest.mark.parametrize("argv, fragment", [
     (["nope"], "没有练习 'nope'：运行 python tools/exercise.py --lang zh 查看列表"),
     (["--check"], "需要指定练习"),

@@ -244,6 +244,15 @@ def parting(mine, theirs):
     return None
 
 
+def agreeing(mine, theirs):
+    """How many of the target's tensors, in the order it computes them, the learner's code
+    computes too, before the first one it never does."""
+    for count, (_, t, _) in enumerate(theirs):
+        if not any(near(m, t) for _, m, _ in mine):
+            return count
+    return len(theirs)
+
+
 def alike(mine, theirs):
     """Two lists of an op's input tensors hold the same numbers."""
     return len(mine) == len(theirs) and all(near(a, b) for a, b in zip(mine, theirs))

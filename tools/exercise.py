@@ -17,8 +17,8 @@ difference:
 
     hyperparameters  their names and default values, and MODEL_ARGS
     parameters       names and shapes, at small odd sizes and at the defaults (v4 to v6:
-                     layers you named otherwise are matched by kind, shape and order, and
-                     said so)
+                     layers you named otherwise are matched by kind, shape and order, q, k
+                     and v by the outputs they give, and said so)
     layers           each torch.nn layer's settings: a LayerNorm's eps, a Dropout's p
     initial weights  the mean, spread and shape of spread of each tensor your model starts from
     outputs          the target's weights copied into your model: every module's output, the
@@ -45,6 +45,7 @@ import contextlib
 import gc
 import hashlib
 import io
+import itertools
 import math
 import multiprocessing
 import os
@@ -523,26 +524,51 @@ def matched_names(learner, ctx, name):
     target's but the layers do not: in v4 to v6 (in v7 and v8 HF's names are the lesson), the
     parameters whose names the target lacks have the shapes of the target's that the learner
     lacks, at both sizes, and are matched shape by shape in the order each declares them
-    (GPT-2's ln_1, attn, ln_2, mlp match the target's sa, ffwd, ln1, ln2). None where every name
+    (GPT-2's ln_1, attn, ln_2, mlp match the target's sa, ffwd, ln1, ln2). Layers of one kind
+    side by side in one module (q, k and v, renamed and declared in another order) are paired
+    in the order under which the model's outputs agree, where one does. None where every name
     is the target's, where the model cannot be built with the target's arguments (a stage says
     why), or where the layers differ too."""
     if name.split("/")[0] not in VERSIONS[1:4]:
         return None
-    found = {}
-    for args, weights in zip(ctx.configs, ctx.weights):
+    models = []
+    for args in ctx.configs:
         try:
             with contextlib.redirect_stdout(io.StringIO()):
-                model = build(learner, ctx, args)
+                models.append(build(learner, ctx, args))
         except Exception:
             return None
-        mine = {n: tuple(p.shape) for n, p in model.named_parameters()}  # in declared order
+    orders = sibling_orders(models[0], ctx.weights[0])
+    best, best_score = None, None
+    for order in orders:  # the declared order first: it wins a tie
+        found = match(models, ctx, order)
+        if not found:  # every name the target's, or other layers: no order changes that
+            return None
+        if len(orders) == 1:
+            return found
+        score = agreement(learner, ctx, found)
+        if best_score is None or score > best_score:
+            best, best_score = found, score
+    return best
+
+
+def match(models, ctx, order):
+    """matched_names' match for the learner's models at both sizes, with the layers side by side
+    taken in the order given (sibling_orders); {} where every name is the target's."""
+    found = {}
+    for model, weights in zip(models, ctx.weights):
+        swap = swapped(model, weights, order)
+        mine = {}  # in declared order, a layer's place taken by the layer swap gives
+        for n, p in model.named_parameters():
+            layer, _, own = n.rpartition(".")
+            mine[f"{swap.get(layer, layer)}.{own}"] = tuple(p.shape)
         mine_only = [(n, s) for n, s in mine.items() if n not in weights]
         theirs_only = [(t, tuple(p.shape)) for t, p in weights.items() if t not in mine]
         if not mine_only and not theirs_only:  # the target's names, in any order
-            return None
+            return {}
         pairs = by_shape(mine_only, theirs_only)
         if pairs is None:
-            return None
+            return {}
         for n, t in pairs:
             found[n] = t
             module = n.split(".")[:-1]
@@ -555,6 +581,65 @@ def matched_names(learner, ctx, name):
                 theirs_module = theirs_module[:-1]
                 found.setdefault(".".join(module), ".".join(theirs_module))
     return found
+
+
+def siblings(model, weights):
+    """{(a module, what each of its layers holds): its layers of that kind whose names the
+    target lacks, by their own names, in declared order}."""
+    layers = {}
+    for n, p in model.named_parameters():
+        if n not in weights:
+            layer, _, own = n.rpartition(".")
+            layers.setdefault(layer, []).append((own, tuple(p.shape)))
+    found = {}
+    for layer, held in layers.items():
+        parent, _, local = layer.rpartition(".")
+        found.setdefault((parent, tuple(held)), []).append(local)
+    return found
+
+
+def sibling_orders(model, weights, most=24):
+    """The orders in which to pair the layers of one kind side by side in one module: [{their
+    names in declared order: in the order to pair them}], the declared order first; only that
+    one where there would be more than most."""
+    kinds = sorted({tuple(names) for names in siblings(model, weights).values()
+                    if len(names) > 1})
+    choices = [list(itertools.permutations(names)) for names in kinds]
+    if math.prod(len(c) for c in choices) > most:
+        return [{}]
+    return [dict(zip(kinds, picked)) for picked in itertools.product(*choices)]
+
+
+def swapped(model, weights, order):
+    """{a layer's name: the layer that takes its place in the declared order} under order."""
+    swap = {}
+    for (parent, _), names in siblings(model, weights).items():
+        prefix = ""
+        if parent:
+            prefix = parent + "."
+        for a, b in zip(names, order.get(tuple(names), names)):
+            swap[prefix + a] = prefix + b
+    return swap
+
+
+def agreement(learner, ctx, names):
+    """How far the learner's model, its weights the target's under names, agrees with the
+    target's at the small sizes: (whether the logits agree, how many of the tensors the target
+    computes, in order, the learner's code computes too before the first it never does)."""
+    import diagnose  # it imports torch: only where a check needs it
+
+    RENAMED[id(learner)] = names
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            mine = forward(learner, ctx, 0, False)
+            mine_trace = trace(learner, ctx, "", 0)
+    except Exception:  # a stage says why
+        return False, 0
+    finally:
+        RENAMED.pop(id(learner), None)
+    theirs = forward(ctx.target, ctx, 0, False)
+    count = diagnose.agreeing(mine_trace, trace(ctx.target, ctx, "", 0))
+    return close(mine["logits"], theirs["logits"]), count
 
 
 def by_shape(mine, theirs):
