@@ -578,6 +578,27 @@ def test_what_the_rung_is_beyond_its_outputs_is_checked_too(name, old, new, frag
     assert not passed and fragment in " ".join(said.split()), said
 
 
+def test_a_get_batch_that_draws_another_way_is_judged_by_what_masking_promises(tmp_path):
+    """v8's 80/10/10 with the random characters drawn before the roll: other batches under one
+    generator, but the same promises (each chosen position a target, the rest -100, the same
+    shares, characters drawn from the text); it passes, trained on the target's batches. Drawn
+    uniformly from the vocabulary instead, it breaks one, and is told which."""
+    name = "v8_bert_mlm/03-80-10-10"
+    roll = "    roll = torch.rand(x.shape, generator=generator)  # (B, T)\n"
+    noise = "    noise = data[torch.randint(len(data), x.shape, generator=generator)]  # (B, T)\n"
+    text = TARGETS[name]
+    assert text.count(roll + noise) == 1
+    passed, said = run_check(name, text.replace(roll + noise, noise + roll), tmp_path)
+    assert passed and "drawn another way than the target's" in said, said
+    uniform = noise.replace("data[torch.randint(len(data), x.shape, generator=generator)]",
+                            "torch.randint(1, 73, x.shape, generator=generator)")  # 73 ids
+    wrong = text.replace(roll + noise, roll + uniform)
+    passed, said = run_check(name, wrong, tmp_path, process=exercise.InProcess)
+    joined = " ".join(said.split())
+    assert not passed and "drawn otherwise than the target's, which draws them from the text" \
+        in joined, said
+
+
 # ------------------------------------------------------------------ a difference, in words
 @pytest.mark.parametrize("name, old, new, fragment", [
     ("v4_multihead", "wei = F.softmax(wei, dim=-1)", "wei = F.softmax(wei, dim=-2)",

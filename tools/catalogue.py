@@ -984,19 +984,6 @@ MISTAKES = [
               "随机替换用的是文本里的位置，而不是字符：大多远远超出词表。先抽一个位置，再取那里"
               "的字符，这样字符就按它们的频率出现。"),
      "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
-    {"exercise": "v8_bert_mlm/03-80-10-10",
-     "edits": [("    roll = torch.rand(x.shape, generator=generator)  # (B, T)\n"
-                "    noise = data[torch.randint(len(data), x.shape, generator=generator)]  "
-                "# (B, T)\n",
-                "    noise = data[torch.randint(len(data), x.shape, generator=generator)]  "
-                "# (B, T)\n"
-                "    roll = torch.rand(x.shape, generator=generator)  # (B, T)\n")],
-     "hint": ("The draws come in another order than the step's: the check replays get_batch "
-              "under one generator, so the roll for every position comes first, then the random "
-              "characters. Your shares may well be right.",
-              "随机数的抽取顺序和这一步不同：检查时用同一个随机数生成器重放 get_batch，所以要先"
-              "为每个位置抽 roll，再抽随机字符。你的比例很可能是对的。"),
-     "doc": ("v8_bert_mlm", "The steps", "逐步看改了什么")},
     {"exercise": "v8_bert_mlm/04-both-ways",
      "edits": [("mask = None  # without one, every position sees every position",
                 "mask = torch.full((T, T), torch.finfo(x.dtype).min).triu(1)  # causal")],
@@ -1280,6 +1267,12 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "stage:outputs": ("outputs from the same weights: every module, logits, loss, gradients",
                       "相同权重下的输出：每个模块、logits、损失、梯度"),
     "stage:data": ("data: read_data's vocabulary and splits", "数据：read_data 的词表和切分"),
+    "drawn_otherwise": ("  ok     batches: drawn another way than the target's, and they keep what "
+                        "masking promises (each chosen position a target, the rest -100, the same "
+                        "shares hidden, kept and replaced); the training below uses the target's "
+                        "batches",
+                        "  通过   批量：抽取方式和目标程序不同，但做到了掩蔽应做到的（每个选中的位置都是"
+                        "目标，其余是 -100，掩蔽、保留、替换的比例相同）；下面的训练用目标程序的批量"),
     "stage:batches": ("batches: get_batch under the same generator",
                       "批量：同一个随机数生成器下的 get_batch"),
     "stage:causality": ("causality: what a later character may change",
@@ -1532,6 +1525,29 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
               "same shapes) as the task says",
               "窗口或选择不同。检查给两边同一个随机数生成器，所以你的代码要按任务说的顺序抽同样的"
               "随机数（同样的调用、同样的形状）"),
+    "promise:shape": ("get_batch gives x and y of shapes {yours} over many windows, the target "
+                      "{value}",
+                      "多次抽取时 get_batch 给出的 x 和 y 形状是 {yours}，目标程序是 {value}"),
+    "promise:counts": ("each window of {T} characters has {yours} chosen position(s) in yours, "
+                       "{value} in the target's (how many: round(mask_prob * T), at least one)",
+                       "每个 {T} 个字符的窗口里，你的选中 {yours} 个位置，目标程序选中 {value} 个"
+                       "（个数是 round(mask_prob * T)，至少一个）"),
+    "promise:whole": ("in {share} of the windows, yours changes a position that is not chosen, "
+                      "or targets another character than the one there: only the chosen are "
+                      "hidden, and each targets its own character",
+                      "有 {share} 的窗口里，你的改动了没选中的位置，或者目标不是那个位置上的字符："
+                      "只有选中的位置被隐藏，而它的目标就是原来的字符"),
+    "promise:shares": ("of the chosen positions, yours shows {yours} as the mask token / as "
+                       "themselves / as another character; the target {value}",
+                       "选中的位置中，你的换成掩蔽词元、保持原样、换成别的字符的比例是 {yours}；"
+                       "目标程序是 {value}"),
+    "promise:where": ("yours chooses position {i} in {yours} of the windows, the target in "
+                      "{value}: every position should be as likely",
+                      "你的在 {yours} 的窗口里选中第 {i} 个位置，目标程序是 {value}：每个位置被选中"
+                      "的机会应该一样"),
+    "promise:noise": ("the characters that replace chosen ones are drawn otherwise than the "
+                      "target's, which draws them from the text (so by their frequency)",
+                      "替换选中位置的字符抽法和目标程序不同：目标程序从文本里抽（所以按字符的频率）"),
     "which:x": ("the inputs", "输入"),
     "which:y": ("the targets", "目标"),
     "calls_mode": ("after {call}, your model is in {yours}, the target's in {value}: a function "

@@ -24,7 +24,10 @@ difference:
     outputs          the target's weights copied into your model: every module's output, the
                      logits, the loss and the gradients, compared
     data             read_data: the vocabulary and the splits
-    batches          get_batch under the same generator
+    batches          get_batch under the same generator (v8: a get_batch that draws another
+                     way passes when it keeps what masking promises over many draws: each
+                     chosen position a target, the rest -100, the same shares hidden, kept
+                     and replaced; the training then uses the target's batches)
     causality        whether a later character changes an earlier prediction, and whether
                      eval mode gives the same logits twice
     calls            the rung's other calls (generation, a prompt, a short window, a cache,
@@ -899,6 +902,127 @@ def batches(module, ctx):
             for args in ctx.configs]
 
 
+MASKING_ROWS, MASKING_DRAWS, MASKING_TEXT = 256, 8, 2000  # rows a draw, draws, characters
+
+
+def masking(module, ctx):
+    """What get_batch's masking gives over MASKING_DRAWS draws of MASKING_ROWS windows at both
+    sizes, from the first MASKING_TEXT characters: enough to judge a get_batch that draws
+    another way by what masking promises. For each size, {shape, counts: how many positions a
+    row chooses, whole: the share of rows whose chosen targets and unchosen inputs make a window
+    of the text, shares: of the chosen, the shares shown as the mask token (id 0), as themselves
+    and as another character, noise: how often each id is that other character (the last entry:
+    ids beyond the vocabulary), where: how often each position is chosen}."""
+    return [masking_at(module, ctx, args) for args in ctx.configs]
+
+
+def masking_at(module, ctx, args):
+    torch = ctx.torch
+    args = type(args)(**{**vars(args), "batch_size": MASKING_ROWS})
+    data = ctx.splits["train"][:MASKING_TEXT]
+    # every window of the text as one number, sum of id * 1000003**t wrapping at 2**64: two
+    # windows alike by chance once in about 2**64
+    powers = torch.full((args.block_size,), 1000003).cumprod(0)  # (T,)
+    windows = (data.unfold(0, args.block_size, 1) * powers).sum(-1)  # (N,)
+    vocab = len(ctx.chars)
+    counts, whole, shape = set(), 0, None
+    shown = torch.zeros(3)  # the mask token, itself, another character
+    noise = torch.zeros(vocab + 1)
+    where = torch.zeros(args.block_size)
+    for draw in range(MASKING_DRAWS):
+        x, y = module.get_batch(data, args, torch.Generator().manual_seed(draw))
+        shape = (tuple(x.shape), tuple(y.shape))
+        if x.shape != y.shape or x.shape != (MASKING_ROWS, args.block_size):
+            break
+        chosen = y != -100
+        counts |= set(chosen.sum(1).tolist())
+        text = torch.where(chosen, y, x)  # (B, T)
+        whole += int(torch.isin((text.long() * powers).sum(-1), windows).sum())
+        masked = chosen & (x == 0)
+        kept = chosen & (x == y) & ~masked
+        other = chosen & ~masked & ~kept
+        shown += torch.tensor([masked.sum(), kept.sum(), other.sum()], dtype=torch.float)
+        noise += torch.bincount(x[other].clamp(0, vocab), minlength=vocab + 1)[:vocab + 1]
+        where += chosen.sum(0)
+    rows = MASKING_ROWS * MASKING_DRAWS
+    return {"shape": shape, "counts": sorted(counts), "whole": whole / rows,
+            "shares": (shown / shown.sum().clamp(min=1)).tolist(),
+            "noise": (noise / noise.sum().clamp(min=1)).tolist(),
+            "where": (where / rows).tolist()}
+
+
+def keeps_promises(mine, theirs):
+    """Whether the learner's masking (masking()) keeps what the target's promises, at each size:
+    the same shapes and counts, every row a window of the text, the same shares of mask, kept
+    and other and the same share of each position chosen (each within 6 standard errors of a
+    difference between two samples of that size: right code fails about once in 10**8), the
+    other characters drawn alike (within 0.25 in total variation: two samples of right code
+    differ by about 0.08, by frequency against uniform by 0.5)."""
+    return all(promises_kept(a, b) for a, b in zip(mine, theirs))
+
+
+def within_sampling(mine, theirs, n):
+    """Whether each share in mine is within 6 standard errors of theirs, both from n draws."""
+    for a, b in zip(mine, theirs):
+        if abs(a - b) > 6 * math.sqrt(2 * b * (1 - b) / n) + 1e-9:
+            return False
+    return True
+
+
+def promises_kept(mine, theirs):
+    if mine["shape"] != theirs["shape"] or mine["counts"] != theirs["counts"]:
+        return False
+    if mine["whole"] != 1.0:
+        return False
+    rows = MASKING_ROWS * MASKING_DRAWS
+    if not within_sampling(mine["shares"], theirs["shares"], rows * theirs["counts"][0]):
+        return False
+    if not within_sampling(mine["where"], theirs["where"], rows):
+        return False
+    return sum(abs(a - b) for a, b in zip(mine["noise"], theirs["noise"])) / 2 <= 0.25
+
+
+def broken_promise(mine, theirs):
+    """(key, values) into catalogue.TEXT for the first promise of masking that the learner's
+    masking (masking()) breaks, at the first size where one is broken; None where it keeps
+    them all."""
+    for a, b in zip(mine, theirs):
+        if promises_kept(a, b):
+            continue
+        if a["shape"] != b["shape"]:
+            return "promise:shape", {"yours": a["shape"], "value": b["shape"]}
+        if a["counts"] != b["counts"]:
+            return "promise:counts", {"yours": a["counts"], "value": b["counts"],
+                                      "T": b["shape"][0][1]}
+        if a["whole"] != 1.0:
+            return "promise:whole", {"share": f"{1 - a['whole']:.0%}"}
+        rows = MASKING_ROWS * MASKING_DRAWS
+        if not within_sampling(a["shares"], b["shares"], rows * b["counts"][0]):
+            return "promise:shares", {"yours": shares(a["shares"]), "value": shares(b["shares"])}
+        if not within_sampling(a["where"], b["where"], rows):
+            i = max(range(len(b["where"])), key=lambda i: abs(a["where"][i] - b["where"][i]))
+            return "promise:where", {"i": i, "yours": f"{a['where'][i]:.0%}",
+                                     "value": f"{b['where'][i]:.0%}"}
+        return "promise:noise", {}
+    return None
+
+
+def shares(values):
+    """Three shares as percentages: '80% / 10% / 10%'."""
+    return " / ".join(f"{v:.0%}" for v in values)
+
+
+def on_target_batches(module, ctx):
+    """training() with the target's get_batch: for a get_batch that draws another way and keeps
+    what masking promises, so that both trainings see the same batches."""
+    own = module.get_batch
+    module.get_batch = ctx.target.get_batch
+    try:
+        return training(module, ctx)
+    finally:
+        module.get_batch = own
+
+
 def causality(module, ctx):
     """For each position, whether its logits change when the last character changes; and
     whether the model in eval mode gives the same logits twice (dropout off)."""
@@ -1262,6 +1386,10 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
                 values = {"n": int(moved.sum()), "of": int(chosen.sum())}
         if key == "rel:entries":  # other windows or choices: other random draws
             key = "draws"
+        if key in ("draws", "hidden") and masked(theirs):  # a promise of masking it breaks
+            broken = broken_promise(learner.ask(("masking",)), masking(target, ctx))
+            if broken:
+                key, values = broken
         how = catalogue.TEXT[key][zh].format(**values)
         return "batches", {"which": "xy"[which], "size": size, "how": how}
     if stage == "causality":
@@ -1552,12 +1680,21 @@ def check(name, target_text, path, lang="en", say=print, cache=None, process=Lea
         say(text["ok"][zh].format(stage=text["stage:imports"][zh]))
         if names:  # used by every stage, and by the catalogue's matching
             say(wrap(named_otherwise(names, zh)))
+        drawn_otherwise = False
         for stage, observe, agree in STAGES:
-            learner.send(stage)
+            asked = stage
+            if stage == "training" and drawn_otherwise:
+                asked = ("on_target_batches",)
+            learner.send(asked)
             theirs = observed(known, stage, observe)
             mine = learner.reply()
             if agree(mine, theirs):
                 say(text["ok"][zh].format(stage=text[f"stage:{stage}"][zh]))
+                continue
+            if stage == "batches" and masked(theirs) and keeps_promises(
+                    learner.ask(("masking",)), observed(known, "masking", masking)):
+                say(wrap(text["drawn_otherwise"][zh]))  # judged by what masking promises
+                drawn_otherwise = True
                 continue
             known.seen[source, stage] = mine  # if it is a catalogued mistake's text
             m = mistake(known, stage, mine, agree)
@@ -1573,6 +1710,11 @@ def check(name, target_text, path, lang="en", say=print, cache=None, process=Lea
         return False
     say(text["passed"][zh].format(run=run_command(name), expect=expected(name, zh)))
     return True
+
+
+def masked(batches):
+    """Whether the target's batches are masked-LM ones: targets that skip positions (-100)."""
+    return any(bool((y == -100).any()) for _, y in batches)
 
 
 def verdict(compare, learner, name, zh, say):
@@ -1670,7 +1812,8 @@ def records(module, ctx, size):
     return forward(module, ctx, size, True)
 
 
-ASKED = {"trace": trace, "call_records": call_records, "piece": piece, "records": records}
+ASKED = {"trace": trace, "call_records": call_records, "piece": piece, "records": records,
+         "masking": masking, "on_target_batches": on_target_batches}
 
 
 def doc_section(m, zh):
