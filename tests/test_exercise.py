@@ -610,6 +610,9 @@ def test_a_get_batch_that_draws_another_way_is_judged_by_what_masking_promises(t
      "yours calls ffwd where the target calls sa_heads"),
     ("v6_block", "x = x + self.ffwd(self.ln2(x))", "x = self.ffwd(self.ln2(x))",
      "(a residual path)"),
+    # the first tensor yours never computes (k.T) relates to nothing: the scores, a few ops on
+    ("v4_multihead", "wei = q @ k.transpose(-2, -1)", "wei = k @ q.transpose(-2, -1)",
+     "at the target's `a @ b` (shape (2, 3, 5, 5)), yours is the target's transposed"),
 ])
 def test_a_difference_outside_the_catalogue_is_said_by_what_it_is(name, old, new, fragment,
                                                                   tmp_path):

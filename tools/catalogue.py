@@ -1418,6 +1418,7 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "at_the_end": ("{place}, yours computes every tensor the target computes there, but not its "
                    "output: {how}.",
                    "{place}，目标程序算出的每个张量你的也都算出了，只有输出不同：{how}。"),
+    "rel:none": ("", ""),
     "never_computes": ("{place}, the target's {op} gives a tensor of shape {shape} that yours "
                        "never computes.",
                        "{place}，目标程序的 {op} 给出一个形状为 {shape} 的张量，你的代码从没算出过它。"),

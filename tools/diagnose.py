@@ -186,6 +186,9 @@ def shown(op):
 
 
 
+UNSET = {"empty", "empty_like", "new_empty", "empty_strided", "new_empty_strided"}
+
+
 class Trace(TorchFunctionMode):
     """Records what each torch function gives (its name, a copy of the floating tensor it
     returns, copies of the tensors it was given) while the module called `inside` runs: x @ w,
@@ -208,8 +211,10 @@ class Trace(TorchFunctionMode):
         if kwargs is None:
             kwargs = {}
         out = func(*args, **kwargs)
+        name = getattr(func, "__name__", str(func)).strip("_")
+        if name in UNSET:  # memory not yet written: whatever it holds means nothing
+            return out
         if self.depth and isinstance(out, torch.Tensor) and out.is_floating_point():
-            name = getattr(func, "__name__", str(func)).strip("_")
             given = [a.detach().clone() for a in args if isinstance(a, torch.Tensor)]
             self.seen.append((name, out.detach().clone(), given))
         return out
@@ -225,6 +230,12 @@ def parting(mine, theirs):
     tensors of its shape after the last one that agreed then those before it, and [(the input
     the learner's same op is given, the target's)]), at the first tensor the target computes
     that the learner's code never does; None where it computes every one of them."""
+    return next(partings(mine, theirs), None)
+
+
+def partings(mine, theirs):
+    """parting()'s tuple at each tensor the target computes that the learner's code never does,
+    in the target's order."""
     last = -1
     for name, t, given in theirs:
         found = [i for i, (_, m, _) in enumerate(mine) if near(m, t)]
@@ -240,8 +251,7 @@ def parting(mine, theirs):
         for i, n, m, g in shaped:
             if i > last and n == name and len(g) == len(given) and not fed:
                 fed = [(a, b) for a, b in zip(g, given) if a.shape == b.shape and not near(a, b)]
-        return name, t, same, after + before[::-1], fed[:1]
-    return None
+        yield name, t, same, after + before[::-1], fed[:1]
 
 
 def agreeing(mine, theirs):

@@ -1459,37 +1459,53 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
             finding = text["order"][zh].format(place=place, yours=order[0], theirs=order[1])
             return finding, evidence
     theirs_trace = trace(target, ctx, where, size, call)
-    part = diagnose.parting(learner.ask(("trace", where, size, call)), theirs_trace)
+    parts = diagnose.partings(learner.ask(("trace", where, size, call)), theirs_trace)
+    part = next(parts, None)
     if part is None:  # every tensor computed, and still the output differs: its last step
         key, values = diagnose.relation(*first_tensors(p["calls"][name], q["calls"][name]))
         how = text[key][zh].format(**values)
         return text["at_the_end"][zh].format(place=place, how=how), evidence
-    op, theirs, same, candidates, fed = part
-    op = diagnose.shown(op)  # as the code writes it: `a * b`, `softmax`
-    shape = tuple(theirs.shape)
-    if same:  # the same op on the same input: the op itself is another (its dim, its eps)
-        key, values = diagnose.relation(same[0], theirs)
-        how = text[key][zh].format(**values)
-        finding = text["same_input"][zh].format(place=place, op=op, shape=shape, how=how)
-        return finding, evidence
-    if not candidates:
-        finding = text["never_computes"][zh].format(place=place, op=op, shape=shape)
-        return finding, evidence
     given = []
     if call is None:
         given = list(ctx.batches[size])  # the model's: the batch
     if where in q["inputs"]:
         given = flat(q["inputs"][where])
+    key, values, named = said_at(part, theirs_trace, given)
+    if not named:  # k.T where the target has q.T: the scores a few ops on say more
+        for later in itertools.islice(parts, LOOK_AHEAD):
+            found = said_at(later, theirs_trace, given)
+            if found[2]:
+                key, values, named = found
+                break
+    values["how"] = text[values["how"][0]][zh].format(**values["how"][1])
+    return text[key][zh].format(place=place, **values), evidence
+
+
+LOOK_AHEAD = 6  # the target's tensors after the first the learner never computes, to relate
+
+
+def said_at(part, theirs_trace, given):
+    """(a key into catalogue.TEXT, its values with how as (key, values), whether the relation
+    has a name) for a parting of two traces (diagnose.parting)."""
+    import diagnose  # it imports torch: only where a check needs it
+
+    op, theirs, same, candidates, fed = part
+    values = {"op": diagnose.shown(op), "shape": tuple(theirs.shape)}  # `a * b`, `softmax`
+    if same:  # the same op on the same input: the op itself is another (its dim, its eps)
+        values["how"] = diagnose.relation(same[0], theirs)
+        return "same_input", values, True
+    if not candidates:
+        values["how"] = ("rel:none", {})
+        return "never_computes", values, False
     before = diagnose.earlier(theirs_trace, given, theirs)
     if fed:  # the same op, given another input: how that input differs, where it has a name
-        key, values = diagnose.named_relation([fed[0][0]], fed[0][1], before)
-        if key != "rel:apart":
-            how = text[key][zh].format(**values)
-            finding = text["fed_at"][zh].format(place=place, op=op, shape=shape, how=how)
-            return finding, evidence
-    key, values = diagnose.named_relation(candidates, theirs, before)
-    how = text[key][zh].format(**values)
-    return text["parts_at"][zh].format(place=place, op=op, shape=shape, how=how), evidence
+        how = diagnose.named_relation([fed[0][0]], fed[0][1], before)
+        if how[0] != "rel:apart":
+            values["how"] = how
+            return "fed_at", values, True
+    values["how"] = diagnose.named_relation(candidates, theirs, before)
+    named = values["how"][0] != "rel:apart" and theirs.numel() > 1  # two numbers: any offset
+    return "parts_at", values, named
 
 
 def called_in_order(p, q, where):
