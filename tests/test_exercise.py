@@ -613,6 +613,8 @@ def test_a_get_batch_that_draws_another_way_is_judged_by_what_masking_promises(t
     # the first tensor yours never computes (k.T) relates to nothing: the scores, a few ops on
     ("v4_multihead", "wei = q @ k.transpose(-2, -1)", "wei = k @ q.transpose(-2, -1)",
      "at the target's `a @ b` (shape (2, 3, 5, 5)), yours is the target's transposed"),
+    ("v7_bert_layer", "k = torch.cat([past_key_value[0], k], dim=2)",
+     "k = torch.cat([k, past_key_value[0]], dim=2)", "yours joins the same pieces in another order"),
 ])
 def test_a_difference_outside_the_catalogue_is_said_by_what_it_is(name, old, new, fragment,
                                                                   tmp_path):

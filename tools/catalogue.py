@@ -1419,6 +1419,8 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                    "output: {how}.",
                    "{place}，目标程序算出的每个张量你的也都算出了，只有输出不同：{how}。"),
     "rel:none": ("", ""),
+    "rel:joined_order": ("yours joins the same pieces in another order (which comes first?)",
+                         "你的把同样的几块按另一种顺序拼在一起（哪一块该在前？）"),
     "never_computes": ("{place}, the target's {op} gives a tensor of shape {shape} that yours "
                        "never computes.",
                        "{place}，目标程序的 {op} 给出一个形状为 {shape} 的张量，你的代码从没算出过它。"),

@@ -1493,6 +1493,8 @@ def said_at(part, theirs_trace, given):
     values = {"op": diagnose.shown(op), "shape": tuple(theirs.shape)}  # `a * b`, `softmax`
     if same:  # the same op on the same input: the op itself is another (its dim, its eps)
         values["how"] = diagnose.relation(same[0], theirs)
+        if values["how"][0] == "rel:moved" and op in ("cat", "stack"):  # not a view's doing
+            values["how"] = ("rel:joined_order", {})
         return "same_input", values, True
     if not candidates:
         values["how"] = ("rel:none", {})
