@@ -614,7 +614,27 @@ def test_a_get_batch_that_draws_another_way_is_judged_by_what_masking_promises(t
     ("v4_multihead", "wei = q @ k.transpose(-2, -1)", "wei = k @ q.transpose(-2, -1)",
      "at the target's `a @ b` (shape (2, 3, 5, 5)), yours is the target's transposed"),
     ("v7_bert_layer", "k = torch.cat([past_key_value[0], k], dim=2)",
-     "k = torch.cat([k, past_key_value[0]], dim=2)", "yours joins the same pieces in another order"),
+     "k = torch.cat([k, past_key_value[0]], dim=2)",
+     "yours joins the same pieces in another order"),
+    # what a reader who rated the messages found missing or false
+    ("v6_block", "self.blocks = nn.Sequential(*[Block(", "self.blocks = ([Block(",
+     "none of the target's 26 parameters under blocks"),  # a plain list: nothing registered
+    ("v6_block", "            nn.ReLU(),\n            nn.Linear(4 * n_embd, n_embd),\n",
+     "            nn.Linear(4 * n_embd, n_embd),\n            nn.ReLU(),\n",
+     "the target applies ReLU at this step, yours at another"),  # not "a ReLU is missing"
+    ("v7_bert_layer", "self.dense = nn.Linear(config.hidden_size, config.hidden_size)\n"
+     "        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)\n"
+     "        self.dropout = nn.Dropout(config.hidden_dropout_prob)\n\n"
+     "    def forward(self, hidden_states, input_tensor):\n"
+     "        hidden_states = self.dropout(self.dense(",
+     "self.proj = nn.Linear(config.hidden_size, config.hidden_size)\n"
+     "        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)\n"
+     "        self.dropout = nn.Dropout(config.hidden_dropout_prob)\n\n"
+     "    def forward(self, hidden_states, input_tensor):\n"
+     "        hidden_states = self.dropout(self.proj(",
+     "the same shape under another name"),
+    ("v8_bert_mlm", "k = max(1, round(args.mask_prob * shape[1]))",
+     "k = max(1, round(mask_prob * shape[1]))", "is one read from a global and not from args?"),
 ])
 def test_a_difference_outside_the_catalogue_is_said_by_what_it_is(name, old, new, fragment,
                                                                   tmp_path):

@@ -1341,6 +1341,18 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                     "{name}（{what}）在你的模型里是 {yours}，目标里是 {shape}"),
     "param_extra": ("your model has {name}, which the target's has not",
                     "你的模型有 {name}，目标模型没有"),
+    "param_renamed": ("your model has {extra} where the target has {name} {shape} ({what}): "
+                      "the same shape under another name (from v7 on the names are HF's: a "
+                      "checkpoint's keys need them)",
+                      "你的模型有 {extra}，目标对应的是 {name} {shape}（{what}）：形状相同，名字不同"
+                      "（从 v7 起名字跟 HF 一致：检查点的键要用这些名字）"),
+    "module_unregistered": ("your model has none of the target's {n} parameters under {module} "
+                            "({what}): layers kept in a plain Python list or dict are not "
+                            "registered, so parameters() and the state dict miss them; "
+                            "nn.ModuleList or nn.Sequential registers them",
+                            "你的模型没有目标在 {module} 下的 {n} 个参数（{what}）：放在普通 Python "
+                            "列表或字典里的层不会被注册，parameters() 和 state dict 都看不到它们；"
+                            "用 nn.ModuleList 或 nn.Sequential 才会注册"),
     "param_instead": ("your model has {extra}, which the target's has not, and no {name} {shape} "
                       "({what}): in the target, {module} is a {kind}. Are the layers in the "
                       "target's order?",
@@ -1482,6 +1494,14 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                      "你的是对目标的值再做一次 {fn}：目标在这里没有这个 {fn}"),
     "rel:missing_fn": ("the target's is {fn} of yours: a {fn} is missing",
                        "目标的是对你的值做 {fn}：少了一个 {fn}"),
+    "small_only": (" (at the default sizes they agree: the small sizes give every flag another "
+                   "value, so is one read from a global and not from args?)",
+                   "（默认尺寸下一致：小尺寸给每个参数都换了值，是不是有一个读的是全局变量，而不是 "
+                   "args？）"),
+    "summary_raises": ("an error ({name})", "一个错误（{name}）"),
+    "rel:fn_elsewhere": ("the target applies {fn} at this step, yours at another: the same "
+                         "steps in another order",
+                         "目标程序在这一步做 {fn}，你的在另一步做：同样的几步，顺序不同"),
     "rel:moved": ("yours holds the same numbers in other places: a view or reshape without the "
                   "transpose it needs",
                   "你的数和目标的一样，只是位置不同：view 或 reshape 之前少了该有的 transpose"),

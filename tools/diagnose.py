@@ -7,6 +7,8 @@ relation() tries each relation in turn on the two tensors, as one would by hand 
 and says the first that holds; where none does, how far apart they are and where, as
 Karpathy's cmp() does in the lecture on backpropagation.
 """
+import math
+
 import torch
 import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
@@ -39,7 +41,7 @@ def relation(mine, theirs):
         return "rel:offset", {"c": shift}
     if finite.all() and b.abs().max() > 0:
         k = (a * b).sum() / (b * b).sum()
-        if abs(k - 1) > 1e-3 and near(a, k * b):
+        if abs(k) > 1e-6 and abs(k - 1) > 1e-3 and near(a, k * b):  # 0 times: no scale
             return "rel:scale", {"k": f"{k.item():.4g}"}
     if a.dim() >= 2 and a.shape[-1] == a.shape[-2] and near(a, b.transpose(-2, -1)):
         return "rel:transposed", {}
@@ -77,9 +79,12 @@ def dropout(a, b):
     scale = (a[kept] / b[kept]).mean()
     if scale <= 1 or not near(a[kept], scale * b[kept]):
         return None
-    share = 1 - kept.sum().item() / live.sum().item()
-    return {"share": f"{share:.0%}", "scale": f"{scale.item():.4g}",
-            "p": f"{1 - 1 / scale.item():.2g}"}
+    n = live.sum().item()
+    share = 1 - kept.sum().item() / n
+    p = 1 - 1 / scale.item()
+    if abs(share - p) > 4 * math.sqrt(p * (1 - p) / n) + 1 / n:  # not the share p drops
+        return None
+    return {"share": f"{share:.0%}", "scale": f"{scale.item():.4g}", "p": f"{p:.2g}"}
 
 
 def summing_axes(t):

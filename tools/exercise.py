@@ -1306,12 +1306,20 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
         a, b = (mine[0], theirs[0]) if size == "small" else (mine[1], theirs[1])
         extra = [k for k in a if k not in b]
         for k in b:
+            if k not in a and extra and a[extra[0]] == b[k]:  # the same shape, another name
+                return "param_renamed", {"name": k, "shape": b[k], "what": catalogue.word(k, zh),
+                                         "extra": extra[0]}
             if k not in a and extra:  # one in place of the other: say what the target has there
                 module = extra[0].rpartition(".")[0]
                 return "param_instead", {"name": k, "shape": b[k], "what": catalogue.word(k, zh),
                                          "extra": extra[0], "module": module,
                                          "kind": kind(target, ctx, module, zh)}
             if k not in a:
+                top = k.split(".")[0]
+                held = [n for n in b if n.startswith(top + ".")]
+                if len(held) > 1 and not any(n.startswith(top + ".") for n in a):
+                    return "module_unregistered", {"module": top, "n": len(held),
+                                                   "what": catalogue.word(k, zh)}
                 return "param_missing", {"name": k, "shape": b[k], "what": catalogue.word(k, zh)}
             if a[k] != b[k]:
                 return "param_shape", {"name": k, "shape": b[k], "yours": a[k],
@@ -1391,6 +1399,8 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
             if broken:
                 key, values = broken
         how = catalogue.TEXT[key][zh].format(**values)
+        if size == "small" and close(mine[1], theirs[1]):  # the default flags agree
+            how += catalogue.TEXT["small_only"][zh]
         return "batches", {"which": "xy"[which], "size": size, "how": how}
     if stage == "causality":
         return why_not_causal(mine, theirs), {}
@@ -1459,7 +1469,8 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
             finding = text["order"][zh].format(place=place, yours=order[0], theirs=order[1])
             return finding, evidence
     theirs_trace = trace(target, ctx, where, size, call)
-    parts = diagnose.partings(learner.ask(("trace", where, size, call)), theirs_trace)
+    mine_trace = learner.ask(("trace", where, size, call))
+    parts = diagnose.partings(mine_trace, theirs_trace)
     part = next(parts, None)
     if part is None:  # every tensor computed, and still the output differs: its last step
         key, values = diagnose.relation(*first_tensors(p["calls"][name], q["calls"][name]))
@@ -1477,7 +1488,11 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
             if found[2]:
                 key, values, named = found
                 break
-    values["how"] = text[values["how"][0]][zh].format(**values["how"][1])
+    how, how_values = values["how"]
+    ops = {op for op, _, _ in mine_trace}
+    if how in ("rel:missing_fn", "rel:extra_fn") and how_values["fn"].lower() in ops:
+        how = "rel:fn_elsewhere"  # yours applies it too, at another step: not missing
+    values["how"] = text[how][zh].format(**how_values)
     return text[key][zh].format(place=place, **values), evidence
 
 
@@ -1637,6 +1652,8 @@ def summary(value, other=None, zh=False):
     import torch
 
     text = catalogue.TEXT
+    if isinstance(value, Raising):
+        return text["summary_raises"][zh].format(name=value.name)
     if isinstance(value, torch.Tensor):
         far = ""
         if isinstance(other, torch.Tensor) and other.shape == value.shape:
