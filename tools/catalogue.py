@@ -1288,7 +1288,7 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "differs": ("  differs  {stage}:\n    {why}", "  不同   {stage}：\n    {why}"),
     "hint": ("hint: {hint}\n      See {doc}.", "提示：{hint}\n      参见 {doc}。"),
     "no_hint": ("read: {path}, where this exercise's idea is explained",
-                "参见：{path}，那里讲了这道练习的想法"),
+                "参见 {path}，其中讲解了这道练习的想法。"),
     "raised": ("  your code raised an error (the frames in your file, then the error):\n{error}",
                "  你的代码抛出了错误（先是你文件里的调用帧，然后是错误）：\n{error}"),
     "ended": ("your code ended its process at the stage \"{stage}\" (os._exit(), or a crash in "
@@ -1416,23 +1416,23 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "first_module": ("{why} {evidence}", "{why}{evidence}"),
     "and_causal": ("And {causal}.", "另外，{causal}。"),
     "input_from": ("; yours gives it what the target's {source} gives",
-                   "，你的给它的是目标程序里 {source} 的输出"),
+                   "，你的代码喂给它的是目标程序里 {source} 的输出"),
     "traced_from": ("Traced from {name} ({what}), the first module whose output differs{size}: "
                     "its input differs already{source}.",
-                    "这是从第一个输出不同的模块 {name}（{what}）追溯来的{size}：它的输入就已经不同了"
-                    "{source}。"),
+                    "往回追查：第一个输出不同的模块是 {name}（{what}）{size}，而它的输入就已经"
+                    "不同了{source}。"),
     "size_note": (" (at the default sizes only)", "（只在默认尺寸下不同）"),
     "place_in": ("In {name} ({what})", "在 {name}（{what}）里"),
     "place_caller": ("In the forward of {caller} ({what})", "在 {caller}（{what}）的 forward 里"),
     "place_model": ("In the model's forward ({what})", "在模型（{what}）的 forward 里"),
     "traced_here": ("It is the first module whose output differs{size}, from the same input.",
-                    "它是第一个输出不同的模块{size}，输入却一致。"),
+                    "往回追查：它是第一个输出不同的模块{size}，而它的输入和目标的一致。"),
     "at_the_end": ("{place}, yours computes every tensor the target computes there, but not its "
                    "output: {how}.",
                    "{place}，目标程序算出的每个张量你的也都算出了，只有输出不同：{how}。"),
     "rel:none": ("", ""),
     "rel:joined_order": ("yours joins the same pieces in another order (which comes first?)",
-                         "你的把同样的几块按另一种顺序拼在一起（哪一块该在前？）"),
+                         "你的代码把同样的几块按另一种顺序拼在一起（哪一块该在前？）"),
     "never_computes": ("{place}, the target's {op} gives a tensor of shape {shape} that yours "
                        "never computes.",
                        "{place}，目标程序的 {op} 给出一个形状为 {shape} 的张量，你的代码从没算出过它。"),
@@ -1450,7 +1450,7 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                         "你的没有"),
     "order": ("{place}, yours calls {yours} where the target calls {theirs}: the same layers in "
               "another order.",
-              "{place}，你的先调用 {yours}，目标程序先调用 {theirs}：同样的层，顺序不同。"),
+              "{place}，你的代码先调用 {yours}，目标程序先调用 {theirs}：同样的层，顺序不同。"),
     "fed_at": ("{place}, the target's {op} (shape {shape}) is given another input in yours: "
                "{how}.",
                "{place}，目标程序的 {op}（形状 {shape}）在你的代码里拿到的输入不同：{how}。"),
@@ -1458,7 +1458,7 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                  "{place}，在目标程序的 {op}（形状 {shape}）处，{how}。"),
     "run_count": ("Yours runs {name} {yours} times in a forward pass, the target {theirs} (a "
                   "layer used twice, or one left unused?).",
-                  "一次前向里你的运行了 {name} {yours} 次，目标程序 {theirs} 次（某一层用了两次，"
+                  "一次前向里你的代码调用了 {name} {yours} 次，目标程序 {theirs} 次（某一层用了两次，"
                   "或有一层没用上？）。"),
     "rel:missing_term": ("the target's adds what its earlier {op} gave, yours does not (a "
                          "residual path)",
@@ -1467,20 +1467,20 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                           "residual path)",
                           "目标程序在这里加上了模块自己的输入，你的没有（残差连接）"),
     "rel:extra_term": ("yours adds what the target's earlier {op} gave, the target's does not",
-                       "你的加上了目标程序前面 {op} 的结果，目标程序没有"),
+                       "你的代码加上了目标程序前面 {op} 的结果，目标程序没有"),
     "rel:extra_input": ("yours adds the module's own input, the target's does not",
-                        "你的加上了模块自己的输入，目标程序没有"),
+                        "你的代码加上了模块自己的输入，目标程序没有"),
     "rel:inverted": ("yours is True exactly where the target's is False: the mask is read the "
                      "other way round",
-                     "你的恰好在目标为 False 的地方为 True：掩码的含义反了"),
+                     "你的结果恰好在目标为 False 的地方为 True：掩码的含义反了"),
     "rel:offset": ("yours is the target's {c} in every entry: counted from another start",
-                   "你的每个元素都是目标的 {c}：起点不同"),
-    "rel:sign": ("yours is the target's with the sign flipped", "你的是目标的相反数（符号反了）"),
+                   "你的结果每个元素都是目标的值再加 {c}：起点不同"),
+    "rel:sign": ("yours is the target's with the sign flipped", "你的结果是目标的相反数（符号反了）"),
     "rel:scale": ("yours is {k} times the target's: another scale (which number do you "
                   "multiply or divide by?)",
-                  "你的是目标的 {k} 倍：缩放不同（你乘或除的是哪个数？）"),
+                  "你的结果是目标的 {k} 倍：缩放不同（你乘或除的是哪个数？）"),
     "rel:transposed": ("yours is the target's transposed (its last two axes swapped)",
-                       "你的是目标的转置（最后两个轴对调了）"),
+                       "你的结果是目标的转置（最后两个轴对调了）"),
     "rel:shift_later": ("yours at each position is the target's at the position before: "
                         "shifted by one",
                         "你在每个位置上的值是目标在前一个位置上的值：错开了一位"),
@@ -1491,7 +1491,7 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                  "the softmax runs over the other axis",
                  "目标的数沿轴 {theirs} 加起来是 1，你的沿轴 {yours}：softmax 用错了轴"),
     "rel:extra_fn": ("yours is {fn} of the target's: a {fn} the target does not apply here",
-                     "你的是对目标的值再做一次 {fn}：目标在这里没有这个 {fn}"),
+                     "你的结果是对目标的值再做一次 {fn}：目标在这里没有这个 {fn}"),
     "rel:missing_fn": ("the target's is {fn} of yours: a {fn} is missing",
                        "目标的是对你的值做 {fn}：少了一个 {fn}"),
     "small_only": (" (at the default sizes they agree: the small sizes give every flag another "
@@ -1504,7 +1504,7 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                          "目标程序在这一步做 {fn}，你的在另一步做：同样的几步，顺序不同"),
     "rel:moved": ("yours holds the same numbers in other places: a view or reshape without the "
                   "transpose it needs",
-                  "你的数和目标的一样，只是位置不同：view 或 reshape 之前少了该有的 transpose"),
+                  "你的结果和目标的数一样，只是位置不同：view 或 reshape 之前少了该有的 transpose"),
     "rel:apart": ("{n} of its {of} numbers differ, the most at {at}: {yours_at} in yours, "
                   "{theirs_at} in the target's",
                   "{of} 个数里有 {n} 个不同，差得最多的在 {at}：你的是 {yours_at}，目标的是 "
@@ -1566,7 +1566,7 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                        "目标程序是 {value}"),
     "promise:where": ("yours chooses position {i} in {yours} of the windows, the target in "
                       "{value}: every position should be as likely",
-                      "你的在 {yours} 的窗口里选中第 {i} 个位置，目标程序是 {value}：每个位置被选中"
+                      "你的代码在 {yours} 的窗口里选中第 {i} 个位置，目标程序是 {value}：每个位置被选中"
                       "的机会应该一样"),
     "promise:noise": ("the characters that replace chosen ones are drawn otherwise than the "
                       "target's, which draws them from the text (so by their frequency)",
