@@ -1360,9 +1360,12 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                       "{module} 是 {kind}。层的顺序和目标一致吗？"),
     "nothing": ("module it does not have", "它没有的模块"),
     "init": ("{name} starts with mean, spread and share within one spread {yours}; the "
-             "target's {value} (a normal draw has 68% within one spread, a uniform one 58%)",
+             "target's {value} (a normal draw has 68% within one spread, a uniform one 58%){more}",
              "{name} 的初始均值、标准差和落在一个标准差内的比例是 {yours}；目标的是 {value}"
-             "（正态分布约 68% 落在一个标准差内，均匀分布约 58%）"),
+             "（正态分布约 68% 落在一个标准差内，均匀分布约 58%）{more}"),
+    "init_more": (". In all, {n} of the model's {of} tensors start otherwise than the target's: "
+                  "does the init reach each of them?",
+                  "。模型的 {of} 个张量里共有 {n} 个和目标的起点不同：初始化作用到它们每一个了吗？"),
     "layers": ("your {name} is {yours}, the target's {value}",
                "你的 {name} 是 {yours}，目标的是 {value}"),
     "data_chars": ("read_data gives a vocabulary of {yours} characters, the target's {value}",

@@ -1343,8 +1343,13 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
         return "runs", {"status": mine["status"], "steps": len(mine["steps"]),
                         "value": len(theirs["steps"])}
     if stage == "initial weights":
-        k = next(k for k in theirs if not same_scale({k: mine[k]}, {k: theirs[k]}))
-        return "init", {"name": k, "yours": start_words(mine[k]), "value": start_words(theirs[k])}
+        differ = [k for k in theirs if not same_scale({k: mine[k]}, {k: theirs[k]})]
+        k = differ[0]
+        more = ""
+        if len(differ) > 1:  # one tensor, or every one: an init that never reaches them?
+            more = catalogue.TEXT["init_more"][zh].format(n=len(differ), of=len(theirs))
+        return "init", {"name": k, "yours": start_words(mine[k]), "value": start_words(theirs[k]),
+                        "more": more}
     if stage == "outputs":
         learned = learner.ask("causality")
         rule = causality(target, ctx)
