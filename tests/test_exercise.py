@@ -765,6 +765,28 @@ def test_q_k_and_v_renamed_and_declared_in_another_order_are_matched_by_their_ou
     assert not passed and "the softmax runs over the other axis" in " ".join(said.split()), said
 
 
+def test_layers_named_otherwise_are_paired_in_the_order_they_run(tmp_path):
+    """LayerNorms renamed and declared in another order than they run (the final one before the
+    blocks, the FFN's before attention's): they start alike, so no output tells them apart; the
+    order they run in does. (An adversarial pass found these failing when paired as declared.)"""
+    text = TARGETS["v6_block"]
+    edits = [("        self.ln1 = nn.LayerNorm(n_embd)\n        self.ln2 = nn.LayerNorm(n_embd)\n",
+              "        self.norm_b = nn.LayerNorm(n_embd)\n        self.norm_a = nn.LayerNorm(n_embd)\n"),
+             ("x = x + self.sa(self.ln1(x))", "x = x + self.sa(self.norm_a(x))"),
+             ("x = x + self.ffwd(self.ln2(x))", "x = x + self.ffwd(self.norm_b(x))"),
+             ("        self.ln_f = nn.LayerNorm(n_embd)  # the final LayerNorm, before the head\n",
+              ""),
+             ("        self.blocks = nn.Sequential(",
+              "        self.norm_f = nn.LayerNorm(n_embd)\n        self.blocks = nn.Sequential("),
+             ("x = self.ln_f(x)", "x = self.norm_f(x)")]
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    passed, said = run_check("v6_block", text, tmp_path)
+    joined = " ".join(said.split())
+    assert passed and "your blocks.0.norm_a is the target's blocks.0.ln1" in joined, said
+
+
 @pytest.mark.parametrize("argv, fragment", [
     (["nope"], "没有练习 'nope'：运行 python tools/exercise.py --lang zh 查看列表"),
     (["--check"], "需要指定练习"),

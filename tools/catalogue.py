@@ -1606,9 +1606,9 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
     "doc": ('{path}, "{section}"', "{path} 的“{section}”"),
     "checking": ("checking {path} against {name}", "检查 {path}，对照 {name}"),
     "named_otherwise": ("  named otherwise: {pairs} (matched layer by layer, by kind and shape, "
-                        "in the order you declare them; layers of one kind side by side, as q, k "
-                        "and v, in the order under which your outputs agree)",
-                        "  名字不同：{pairs}（按层的种类和形状、依你声明的顺序逐层对应；同一模块里"
+                        "in the order they run; layers of one kind side by side, as q, k and v, "
+                        "in the order under which your outputs agree)",
+                        "  名字不同：{pairs}（按层的种类和形状、依运行的先后逐层对应；同一模块里"
                         "同种的几层，如 q、k、v，按使输出一致的顺序对应）"),
     "named_pair": ("your {mine} is the target's {theirs}", "你的 {mine} 就是目标程序的 {theirs}"),
     "and_more": (", and {n} more", "，另外还有 {n} 处"),

@@ -17,8 +17,8 @@ difference:
 
     hyperparameters  their names and default values, and MODEL_ARGS
     parameters       names and shapes, at small odd sizes and at the defaults (v4 to v6:
-                     layers you named otherwise are matched by kind, shape and order, q, k
-                     and v by the outputs they give, and said so)
+                     layers you named otherwise are matched by kind and shape in the order
+                     they run, q, k and v by the outputs they give, and said so)
     layers           each torch.nn layer's settings: a LayerNorm's eps, a Dropout's p
     initial weights  the mean, spread and shape of spread of each tensor your model starts from
     outputs          the target's weights copied into your model: every module's output, the
@@ -526,8 +526,8 @@ def matched_names(learner, ctx, name):
     """{the learner's parameter or module name: the target's} where some names differ from the
     target's but the layers do not: in v4 to v6 (in v7 and v8 HF's names are the lesson), the
     parameters whose names the target lacks have the shapes of the target's that the learner
-    lacks, at both sizes, and are matched shape by shape in the order each declares them
-    (GPT-2's ln_1, attn, ln_2, mlp match the target's sa, ffwd, ln1, ln2). Layers of one kind
+    lacks, at both sizes, and are matched shape by shape in the order each runs them (GPT-2's
+    ln_1, attn, ln_2, mlp match the target's ln1, sa, ln2, ffwd). Layers of one kind
     side by side in one module (q, k and v, renamed and declared in another order) are paired
     in the order under which the model's outputs agree, where one does. None where every name
     is the target's, where the model cannot be built with the target's arguments (a stage says
@@ -556,17 +556,25 @@ def matched_names(learner, ctx, name):
 
 
 def match(models, ctx, order):
-    """matched_names' match for the learner's models at both sizes, with the layers side by side
-    taken in the order given (sibling_orders); {} where every name is the target's."""
+    """matched_names' match for the learner's models at both sizes, the layers of each side
+    taken in the order they run (run_order; declared order where they run alike, or not at all)
+    and the layers side by side in the order given (sibling_orders); {} where every name is the
+    target's."""
     found = {}
-    for model, weights in zip(models, ctx.weights):
+    for size, (model, weights) in enumerate(zip(models, ctx.weights)):
         swap = swapped(model, weights, order)
-        mine = {}  # in declared order, a layer's place taken by the layer swap gives
-        for n, p in model.named_parameters():
+        runs = run_order(model, ctx, size)
+        theirs_runs = target_run_order(ctx, size)
+        declared = [(n, tuple(p.shape)) for n, p in model.named_parameters()]
+        names = {n for n, _ in declared}
+        mine_only = []  # in the order they run, a layer's place taken by the layer swap gives
+        for n, shape in sorted(declared, key=lambda item: ran(item[0], runs)):
             layer, _, own = n.rpartition(".")
-            mine[f"{swap.get(layer, layer)}.{own}"] = tuple(p.shape)
-        mine_only = [(n, s) for n, s in mine.items() if n not in weights]
-        theirs_only = [(t, tuple(p.shape)) for t, p in weights.items() if t not in mine]
+            swapped_name = f"{swap.get(layer, layer)}.{own}"
+            if swapped_name not in weights:
+                mine_only.append((swapped_name, shape))
+        theirs_only = sorted([(t, tuple(p.shape)) for t, p in weights.items() if t not in names],
+                             key=lambda item: ran(item[0], theirs_runs))
         if not mine_only and not theirs_only:  # the target's names, in any order
             return {}
         pairs = by_shape(mine_only, theirs_only)
@@ -584,6 +592,41 @@ def match(models, ctx, order):
                 theirs_module = theirs_module[:-1]
                 found.setdefault(".".join(module), ".".join(theirs_module))
     return found
+
+
+def ran(name, runs):
+    """When the layer holding the parameter called name first runs (runs: run_order's); after
+    every one that runs where it never does."""
+    return runs.get(name.rpartition(".")[0], len(runs))
+
+
+def run_order(model, ctx, size):
+    """{a module's name: how many modules ran before it first did} in a forward pass of the
+    batch at ctx.configs[size]; {} where the forward raises (then declared order is used)."""
+    runs = {}
+    hooks = []
+    for n, m in model.named_modules():
+        def first(module, given, n=n):
+            runs.setdefault(n, len(runs))
+        hooks.append(m.register_forward_pre_hook(first))
+    x, y = ctx.batches[size]
+    try:
+        with ctx.torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+            model(x, y)
+    except Exception:  # a stage says why
+        runs = {}
+    finally:
+        for h in hooks:
+            h.remove()
+    return runs
+
+
+def target_run_order(ctx, size):
+    """run_order of the target's model, made once per Context."""
+    if not hasattr(ctx, "target_runs"):
+        ctx.target_runs = [run_order(build(ctx.target, ctx, args), ctx, i)
+                           for i, args in enumerate(ctx.configs)]
+    return ctx.target_runs[size]
 
 
 def siblings(model, weights):
@@ -614,7 +657,7 @@ def sibling_orders(model, weights, most=24):
 
 
 def swapped(model, weights, order):
-    """{a layer's name: the layer that takes its place in the declared order} under order."""
+    """{a layer's name: the layer that takes its place} under order."""
     swap = {}
     for (parent, _), names in siblings(model, weights).items():
         prefix = ""
@@ -648,12 +691,12 @@ def agreement(learner, ctx, names):
 def by_shape(mine, theirs):
     """[(my name, the target's)] for the parameters whose names differ: each layer's
     parameters with the layer that holds them, the layers paired kind by kind (a LayerNorm of
-    C, a Linear from C to 4C) in the order each side declares them. None where the layers are
+    C, a Linear from C to 4C) in the order each side lists them. None where the layers are
     not the same kinds, as many times."""
     groups = {}
     for side, names in enumerate((mine, theirs)):
         layers = {}
-        for n, shape in names:  # in declared order: a layer's parameters together
+        for n, shape in names:  # in the order given: a layer's parameters together
             layer, _, own = n.rpartition(".")
             layers.setdefault(layer, []).append((own, shape))
         for layer, held in layers.items():
