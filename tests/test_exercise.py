@@ -771,7 +771,8 @@ def test_layers_named_otherwise_are_paired_in_the_order_they_run(tmp_path):
     order they run in does. (An adversarial pass found these failing when paired as declared.)"""
     text = TARGETS["v6_block"]
     edits = [("        self.ln1 = nn.LayerNorm(n_embd)\n        self.ln2 = nn.LayerNorm(n_embd)\n",
-              "        self.norm_b = nn.LayerNorm(n_embd)\n        self.norm_a = nn.LayerNorm(n_embd)\n"),
+              "        self.norm_b = nn.LayerNorm(n_embd)\n"
+              "        self.norm_a = nn.LayerNorm(n_embd)\n"),
              ("x = x + self.sa(self.ln1(x))", "x = x + self.sa(self.norm_a(x))"),
              ("x = x + self.ffwd(self.ln2(x))", "x = x + self.ffwd(self.norm_b(x))"),
              ("        self.ln_f = nn.LayerNorm(n_embd)  # the final LayerNorm, before the head\n",
