@@ -1567,6 +1567,22 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                        "themselves / as another character; the target {value}",
                        "选中的位置中，你的换成掩蔽词元、保持原样、换成别的字符的比例是 {yours}；"
                        "目标程序是 {value}"),
+    "promise:again": ("the same generator gives yours another batch each time: draw every random "
+                      "number from the generator get_batch is given, not from torch's own",
+                      "同一个随机数生成器每次给你的 get_batch 不同的批量：每个随机数都要从传进来的"
+                      "生成器里抽，不要用 torch 自己的"),
+    "promise:starts": ("yours starts its windows in each tenth of the text {yours} of the time, "
+                       "the target {value}: every window of the text should be as likely",
+                       "你的窗口落在文本每个十分之一段的比例是 {yours}，目标程序是 {value}：文本里"
+                       "每个窗口被抽到的机会应该一样"),
+    "promise:per_row": ("yours hides a row's chosen positions together more or less often than "
+                        "the target's: each chosen position draws its own 80/10/10",
+                        "你的代码把一行里选中的位置放在一起决定藏法，和目标程序不同：每个选中的位置"
+                        "都该各自抽 80/10/10"),
+    "promise:next": ("in yours, the position after a chosen one is chosen too {yours} of the time, "
+                     "in the target's {value}: the chosen positions should be drawn apart",
+                     "你的代码里，选中位置的下一个位置也被选中的比例是 {yours}，目标程序是 "
+                     "{value}：选中的位置应该各自独立地抽"),
     "promise:where": ("yours chooses position {i} in {yours} of the windows, the target in "
                       "{value}: every position should be as likely",
                       "你的代码在 {yours} 的窗口里选中第 {i} 个位置，目标程序是 {value}：每个位置被选中"
