@@ -1,7 +1,7 @@
 """Run the tests on every core: one pytest process per core, each taking its share of the tests
 (tests/conftest.py deals them out), then each process's report; flags after -- go to pytest.
 
-    python tools/run_tests.py                 # all of them: about a minute on 2 cores
+    python tools/run_tests.py                 # all of them: under 2 minutes on 2 cores
     python tools/run_tests.py -- -x -k v8     # the flags after -- go on to each pytest
     python -m pytest                          # the same tests in one process
 
