@@ -341,7 +341,9 @@ class LearnersFile:
     observes it, and gives the reply pickled."""
 
     def __init__(self, known, path):
-        self.known, self.path, self.module = known, path, None
+        self.known = known
+        self.path = path
+        self.module = None
 
     def respond(self, what):
         try:
@@ -542,33 +544,38 @@ def matched_names(learner, ctx, name):
         except Exception:
             return None
     orders = sibling_orders(models[0], ctx.weights[0])
-    best, best_score = None, None
+    runs = [run_order(model, ctx, size) for size, model in enumerate(models)]
+    best = None
+    best_score = None
+    theirs = None
     for order in orders:  # the declared order first: it wins a tie
-        found = match(models, ctx, order)
+        found = match(models, runs, ctx, order)
         if not found:  # every name the target's, or other layers: no order changes that
             return None
         if len(orders) == 1:
             return found
-        score = agreement(learner, ctx, found)
+        if theirs is None:  # the target's, made once for every order
+            theirs = forward(ctx.target, ctx, 0, False)["logits"], trace(ctx.target, ctx, "", 0)
+        score = agreement(learner, ctx, found, theirs)
         if best_score is None or score > best_score:
-            best, best_score = found, score
+            best = found
+            best_score = score
     return best
 
 
-def match(models, ctx, order):
+def match(models, runs, ctx, order):
     """matched_names' match for the learner's models at both sizes, the layers of each side
-    taken in the order they run (run_order; declared order where they run alike, or not at all)
-    and the layers side by side in the order given (sibling_orders); {} where every name is the
-    target's."""
+    taken in the order they run (runs: run_order's for each model; declared order where they
+    run alike, or not at all) and the layers side by side in the order given (sibling_orders);
+    {} where every name is the target's."""
     found = {}
     for size, (model, weights) in enumerate(zip(models, ctx.weights)):
         swap = swapped(model, weights, order)
-        runs = run_order(model, ctx, size)
         theirs_runs = target_run_order(ctx, size)
         declared = [(n, tuple(p.shape)) for n, p in model.named_parameters()]
         names = {n for n, _ in declared}
         mine_only = []  # in the order they run, a layer's place taken by the layer swap gives
-        for n, shape in sorted(declared, key=lambda item: ran(item[0], runs)):
+        for n, shape in sorted(declared, key=lambda item: ran(item[0], runs[size])):
             layer, _, own = n.rpartition(".")
             swapped_name = f"{swap.get(layer, layer)}.{own}"
             if swapped_name not in weights:
@@ -668,10 +675,11 @@ def swapped(model, weights, order):
     return swap
 
 
-def agreement(learner, ctx, names):
+def agreement(learner, ctx, names, theirs):
     """How far the learner's model, its weights the target's under names, agrees with the
-    target's at the small sizes: (whether the logits agree, how many of the tensors the target
-    computes, in order, the learner's code computes too before the first it never does)."""
+    target's at the small sizes (theirs: its logits and trace there): (whether the logits
+    agree, how many of the tensors the target computes, in order, the learner's code computes
+    too before the first it never does)."""
     import diagnose  # it imports torch: only where a check needs it
 
     RENAMED[id(learner)] = names
@@ -683,9 +691,8 @@ def agreement(learner, ctx, names):
         return False, 0
     finally:
         RENAMED.pop(id(learner), None)
-    theirs = forward(ctx.target, ctx, 0, False)
-    count = diagnose.agreeing(mine_trace, trace(ctx.target, ctx, "", 0))
-    return close(mine["logits"], theirs["logits"]), count
+    logits, theirs_trace = theirs
+    return close(mine["logits"], logits), diagnose.agreeing(mine_trace, theirs_trace)
 
 
 def by_shape(mine, theirs):
@@ -974,24 +981,29 @@ def masking_at(module, ctx, args):
     powers = torch.full((T,), 1000003).cumprod(0)  # (T,)
     keys, order = (data.unfold(0, T, 1) * powers).sum(-1).sort()  # (N,): sorted, and where from
     vocab = len(ctx.chars)
-    counts, whole, shape = set(), 0, None
+    counts = set()
+    whole = 0
+    shape = None
     shown = torch.zeros(3)  # the mask token, itself, another character
     noise = torch.zeros(vocab + 1)
     where = torch.zeros(T)
     starts = torch.zeros(STARTS)
     per_row = torch.zeros(2, T + 1)  # rows hiding 0, 1, 2 ... by the mask token; keeping
     pairs = torch.zeros(2)  # chosen positions with a next one; of them, the next chosen too
-    x0, y0 = module.get_batch(data, args, torch.Generator().manual_seed(0))
+    first = None  # draw 0's batch, drawn again at the end: the same generator, the same batch
     for draw in range(MASKING_DRAWS):
         x, y = module.get_batch(data, args, torch.Generator().manual_seed(draw))
         shape = (tuple(x.shape), tuple(y.shape))
         if x.shape != y.shape or x.shape != (MASKING_ROWS, T):
             break
+        if first is None:
+            first = (x, y)
         chosen = y != -100
         counts |= set(chosen.sum(1).tolist())
         text = torch.where(chosen, y, x)  # (B, T)
-        found = torch.searchsorted(keys, (text.long() * powers).sum(-1)).clamp(max=len(keys) - 1)
-        real = keys[found] == (text.long() * powers).sum(-1)  # (B,): a window of the text
+        key = (text.long() * powers).sum(-1)  # (B,)
+        found = torch.searchsorted(keys, key).clamp(max=len(keys) - 1)
+        real = keys[found] == key  # (B,): a window of the text
         whole += int(real.sum())
         starts += torch.bincount(order[found[real]] * STARTS // len(keys), minlength=STARTS)
         masked = chosen & (x == 0)
@@ -1004,9 +1016,11 @@ def masking_at(module, ctx, args):
         where += chosen.sum(0)
         pairs += torch.tensor([chosen[:, :-1].sum(), (chosen[:, :-1] & chosen[:, 1:]).sum()])
     rows = MASKING_ROWS * MASKING_DRAWS
-    x1, y1 = module.get_batch(data, args, torch.Generator().manual_seed(0))
-    return {"shape": shape, "counts": sorted(counts), "again": bool(
-                x0.equal(x1) and y0.equal(y1)), "whole": whole / rows,
+    again = False
+    if first is not None:
+        x, y = module.get_batch(data, args, torch.Generator().manual_seed(0))
+        again = bool(x.equal(first[0]) and y.equal(first[1]))
+    return {"shape": shape, "counts": sorted(counts), "again": again, "whole": whole / rows,
             "starts": (starts / starts.sum().clamp(min=1)).tolist(),
             "shares": (shown / shown.sum().clamp(min=1)).tolist(),
             "per_row": (per_row / rows).flatten().tolist(),
@@ -1036,7 +1050,7 @@ def within_sampling(mine, theirs, n):
     return True
 
 
-def apart(a, b):
+def total_variation(a, b):
     """The total variation between two distributions: half the sum of the differences."""
     return sum(abs(x - y) for x, y in zip(a, b)) / 2
 
@@ -1061,7 +1075,7 @@ def broken_promise(mine, theirs):
                                       "value": shares(b["starts"])}
         if not within_sampling(a["shares"], b["shares"], rows * b["counts"][0]):
             return "promise:shares", {"yours": shares(a["shares"]), "value": shares(b["shares"])}
-        if apart(a["per_row"], b["per_row"]) > 0.1:  # two distributions: each within 0.05
+        if total_variation(a["per_row"], b["per_row"]) > 0.1:  # two distributions: each within 0.05
             return "promise:per_row", {}
         if not within_sampling(a["where"], b["where"], rows):
             i = max(range(T), key=lambda i: abs(a["where"][i] - b["where"][i]))
@@ -1069,7 +1083,7 @@ def broken_promise(mine, theirs):
                                      "value": f"{b['where'][i]:.0%}"}
         if not within_sampling(a["next"], b["next"], b["pairs"]):
             return "promise:next", {"yours": f"{a['next'][0]:.0%}", "value": f"{b['next'][0]:.0%}"}
-        if apart(a["noise"], b["noise"]) > 5.5 / math.sqrt(max(b["replaced"], 1)):
+        if total_variation(a["noise"], b["noise"]) > 5.5 / math.sqrt(max(b["replaced"], 1)):
             return "promise:noise", {}
     return None
 
@@ -1870,7 +1884,10 @@ def wrap(message):
     Chinese character takes two columns, and a line may break between any two of them)."""
     lines = []
     for line in message.splitlines():
-        indent = " " * (len(line) - len(line.lstrip()) or 6)
+        depth = len(line) - len(line.lstrip())
+        if depth == 0:  # a line that starts at the margin continues under its text
+            depth = 6
+        indent = " " * depth
         if columns(line) == len(line):  # no wide characters: textwrap, by words
             lines.append(textwrap.fill(line, 99, subsequent_indent=indent))
             continue
