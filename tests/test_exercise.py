@@ -635,6 +635,11 @@ def test_a_get_batch_that_draws_another_way_is_judged_by_what_masking_promises(t
      "the same shape under another name"),
     ("v8_bert_mlm", "k = max(1, round(args.mask_prob * shape[1]))",
      "k = max(1, round(mask_prob * shape[1]))", "is one read from a global and not from args?"),
+    # the FFN adds to the Block's input, past attention's output: a tensor named by its module
+    ("v6_block/02-residual", "        x = x + self.sa(x)  # (B, T, C): x rides the residual path "
+     "past attention\n        x = x + self.ffwd(x)",
+     "        h = x + self.sa(x)\n        x = x + self.ffwd(h)",
+     "the target's adds what blocks.0.sa gave before it, yours does not (a residual path)"),
 ])
 def test_a_difference_outside_the_catalogue_is_said_by_what_it_is(name, old, new, fragment,
                                                                   tmp_path):

@@ -1463,13 +1463,13 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                   "layer used twice, or one left unused?).",
                   "一次前向里你的代码调用了 {name} {yours} 次，目标程序 {theirs} 次（某一层用了两次，"
                   "或有一层没用上？）。"),
-    "rel:missing_term": ("the target's adds what its earlier {op} gave, yours does not (a "
+    "rel:missing_term": ("the target's adds what {op} gave before it, yours does not (a "
                          "residual path)",
                          "目标程序在这里加上了它前面 {op} 的结果，你的没有（残差连接）"),
     "rel:missing_input": ("the target's adds the module's own input, yours does not (the "
                           "residual path)",
                           "目标程序在这里加上了模块自己的输入，你的没有（残差连接）"),
-    "rel:extra_term": ("yours adds what the target's earlier {op} gave, the target's does not",
+    "rel:extra_term": ("yours adds what {op} gave before it, the target's does not",
                        "你的代码加上了目标程序前面 {op} 的结果，目标程序没有"),
     "rel:extra_input": ("yours adds the module's own input, the target's does not",
                         "你的代码加上了模块自己的输入，目标程序没有"),

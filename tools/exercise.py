@@ -1567,10 +1567,11 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
         given = list(ctx.batches[size])  # the model's: the batch
     if where in q["inputs"]:
         given = flat(q["inputs"][where])
-    key, values, named = said_at(part, theirs_trace, given)
+    outputs = {n: flat(outs) for n, outs in q["calls"].items()}  # to name a tensor by its module
+    key, values, named = said_at(part, theirs_trace, given, outputs)
     if not named:  # k.T where the target has q.T: the scores a few ops on say more
         for later in itertools.islice(parts, LOOK_AHEAD):
-            found = said_at(later, theirs_trace, given)
+            found = said_at(later, theirs_trace, given, outputs)
             if found[2]:
                 key, values, named = found
                 break
@@ -1585,9 +1586,10 @@ def inside(name, p, q, target, ctx, learner, zh, size, call=None):
 LOOK_AHEAD = 6  # the target's tensors after the first the learner never computes, to relate
 
 
-def said_at(part, theirs_trace, given):
+def said_at(part, theirs_trace, given, outputs):
     """(a key into catalogue.TEXT, its values with how as (key, values), whether the relation
-    has a name) for a parting of two traces (diagnose.parting)."""
+    has a name) for a parting of two traces (diagnose.parting). outputs: {a module's name: the
+    tensors it gave}, so that an earlier tensor a module gave is named by the module."""
     import diagnose  # it imports torch: only where a check needs it
 
     op, theirs, same, candidates, fed = part
@@ -1600,7 +1602,12 @@ def said_at(part, theirs_trace, given):
     if not candidates:
         values["how"] = ("rel:none", {})
         return "never_computes", values, False
-    before = diagnose.earlier(theirs_trace, given, theirs)
+    before = []
+    for op, t in diagnose.earlier(theirs_trace, given, theirs):
+        gave = [n for n, outs in outputs.items() if any(close(t, o) for o in outs)]
+        if gave and op != "input":  # attention's output, not "its earlier reshape"
+            op = gave[0]
+        before.append((op, t))
     if fed:  # the same op, given another input: how that input differs, where it has a name
         how = diagnose.named_relation([fed[0][0]], fed[0][1], before)
         if how[0] != "rel:apart":
