@@ -22,6 +22,20 @@ CAUSAL_VERSIONS = VERSIONS[:-1]
 load = functools.cache(load_train)
 
 
+@functools.cache
+def oracle():
+    """transformers, the oracle for v7 and later, imported on first use: the import takes 5 s,
+    so the modules that use it are marked `oracle` and run in one process (share_group)."""
+    import transformers
+
+    return transformers
+
+
+def hf():
+    """transformers' modeling_bert, where BertLayer and BertEmbeddings live."""
+    return oracle().models.bert.modeling_bert
+
+
 def repo_docs(pattern):
     """The repository's Markdown files matching pattern, as paths relative to ROOT: not those in
     runs/, in hidden folders (.git, .venv, .pytest_cache) or in a virtual environment by any name
@@ -180,7 +194,10 @@ def marked_line(text, marker):
 
 def share_group(item):
     """The tests that share a first parameter (one exercise, one version) in one module are one
-    group: what the module loads once for that parameter is then loaded in one process."""
+    group: what the module loads once for that parameter is then loaded in one process. The tests
+    of the modules marked `oracle` are one group: only its process imports transformers."""
+    if item.get_closest_marker("oracle"):
+        return "oracle"
     if not hasattr(item, "callspec"):
         return item.nodeid
     first = next(iter(item.callspec.params.values()))
@@ -207,3 +224,4 @@ def pytest_collection_modifyitems(config, items):
             mine.update(id(item) for item in groups[key])
     config.hook.pytest_deselected(items=[item for item in items if id(item) not in mine])
     items[:] = [item for item in items if id(item) in mine]
+

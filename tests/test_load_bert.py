@@ -3,19 +3,22 @@ file formats, safetensors and the older pytorch_model.bin, no downloads) load in
 LanguageModel, masked-LM head and two token types included, and agree with transformers' BertModel
 or BertForMaskedLM on a padded batch after the embeddings, after every layer and in the masked-LM
 logits; --fill shows both models' top 3; a sentence-transformers folder gets its cosine table; a
-bad folder, or a text the tokenizer does not know, gets one line on stderr."""
+bad folder, or a text the tokenizer does not know, gets one line on stderr; nan or inf is a failure,
+not a match; the phases show on a terminal only."""
+import io
 import json
 import re
+import sys
 
 import pytest
 import torch
+from safetensors.torch import load_file  # comes with transformers
 from torch.nn import functional as F
 
-from conftest import load_tool, randomize
+from conftest import load_tool, oracle, randomize
 from test_bad_input import assert_one_line_error
 
-transformers = pytest.importorskip("transformers")
-from safetensors.torch import load_file  # noqa: E402 - comes with transformers
+pytestmark = pytest.mark.oracle
 
 tool = load_tool("load_bert")
 ATOL = 1e-5
@@ -26,12 +29,12 @@ WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "cat", "dog",
          "on", "mat", "rug", "market", "fell", "today", "."]
 
 
-def checkpoint(folder, cls=transformers.BertModel, bin=False):
+def checkpoint(folder, cls="BertModel", bin=False):
     """save_pretrained of a small BERT whose every weight, LayerNorms and biases too, is random;
     bin: the format save_pretrained wrote before safetensors, pytorch_model.bin, a pickled state
     dict with the tied decoder's weight and bias in it too."""
     torch.manual_seed(0)
-    model = randomize(cls(transformers.BertConfig(**SIZES)))
+    model = randomize(getattr(oracle(), cls)(oracle().BertConfig(**SIZES)))
     if bin:
         folder.mkdir(parents=True, exist_ok=True)
         model.config.save_pretrained(folder)
@@ -82,8 +85,8 @@ def remove_from_config(folder, key):
     (folder / "config.json").write_text(json.dumps(config))
 
 
-def theirs(folder, cls=transformers.BertModel):
-    return cls.from_pretrained(folder, attn_implementation="eager").eval()
+def theirs(folder, cls="BertModel"):
+    return getattr(oracle(), cls).from_pretrained(folder, attn_implementation="eager").eval()
 
 
 @pytest.fixture
@@ -105,11 +108,10 @@ FORMATS = [pytest.param(False, id="safetensors"), pytest.param(True, id="pytorch
 
 @pytest.mark.parametrize("bin", FORMATS)
 @pytest.mark.parametrize("cls,head,unused", [
-    (transformers.BertModel, False, ["pooler.dense.bias", "pooler.dense.weight"]),
-    (transformers.BertForMaskedLM, True, []),
-    (transformers.BertForPreTraining, True, ["cls.seq_relationship.bias",
-                                             "cls.seq_relationship.weight",
-                                             "pooler.dense.bias", "pooler.dense.weight"])])
+    ("BertModel", False, ["pooler.dense.bias", "pooler.dense.weight"]),
+    ("BertForMaskedLM", True, []),
+    ("BertForPreTraining", True, ["cls.seq_relationship.bias", "cls.seq_relationship.weight",
+                                  "pooler.dense.bias", "pooler.dense.weight"])])
 def test_loaded_weights_are_the_files_and_every_layer_agrees(cls, head, unused, bin, tmp_path):
     folder = checkpoint(tmp_path, cls, bin)
     model, config, loaded = tool.load(folder)
@@ -138,7 +140,7 @@ def test_loaded_weights_are_the_files_and_every_layer_agrees(cls, head, unused, 
 def test_google_s_layernorm_names_gamma_and_beta_load(bin, tmp_path):
     """Google's original checkpoints, and bert-base-uncased's files on the Hub, name a LayerNorm's
     weight and bias gamma and beta; transformers reads them, and so does the tool."""
-    folder = checkpoint(tmp_path, transformers.BertForMaskedLM, bin)
+    folder = checkpoint(tmp_path, "BertForMaskedLM", bin)
     tensors = weights_file(folder)
     renamed = {re.sub(r"(LayerNorm)\.weight$", r"\1.gamma",
                       re.sub(r"(LayerNorm)\.bias$", r"\1.beta", k)): v for k, v in tensors.items()}
@@ -162,13 +164,13 @@ def test_google_s_layernorm_names_gamma_and_beta_load(bin, tmp_path):
 def test_a_padded_batch_of_sentences_with_two_token_types_agrees(bin, tmp_path):
     """Through the tokenizer: sentence pairs of different lengths, so padding and type 1 both
     occur; v8's masked-LM logits equal BertForMaskedLM's at every real token."""
-    folder = with_vocab(checkpoint(tmp_path, transformers.BertForMaskedLM, bin))
+    folder = with_vocab(checkpoint(tmp_path, "BertForMaskedLM", bin))
     tokenizer, ids, mask, types = tool.tokenize(folder, tool.read_config(folder)[0],
                                                 [["the cat sat", "on the mat ."], ["a dog", "ran"]])
     assert (mask == 0).any() and (types == 1).any()
     model = tool.load(folder)[0]
     got = model(ids, attention_mask=mask, token_type_ids=types)[0]
-    want = theirs(folder, transformers.BertForMaskedLM)(
+    want = theirs(folder, "BertForMaskedLM")(
         input_ids=ids, attention_mask=mask, token_type_ids=types).logits
     assert (got - want)[mask.bool()].abs().max() <= ATOL
     assert (model(ids)[0] - want)[mask.bool()].abs().max() > 1e-3, "the mask and types matter"
@@ -176,7 +178,7 @@ def test_a_padded_batch_of_sentences_with_two_token_types_agrees(bin, tmp_path):
 
 @pytest.mark.parametrize("bin", FORMATS)
 def test_fill_prints_both_models_top_three_at_each_mask(bin, tmp_path, run_tool):
-    folder = with_vocab(checkpoint(tmp_path, transformers.BertForMaskedLM, bin))
+    folder = with_vocab(checkpoint(tmp_path, "BertForMaskedLM", bin))
     code, out, err = run_tool(folder, "--fill", "the [MASK] sat on the mat .",
                               "--fill", "a dog [MASK] [MASK]")
     assert (code, err) == (0, ""), err
@@ -193,7 +195,7 @@ def test_fill_prints_both_models_top_three_at_each_mask(bin, tmp_path, run_tool)
 
 def test_fill_refuses_a_mask_that_truncation_cuts_off(tmp_path, run_tool):
     """max_position_embeddings is 16: a [MASK] after the 16th token would be dropped unseen."""
-    folder = with_vocab(checkpoint(tmp_path, transformers.BertForMaskedLM))
+    folder = with_vocab(checkpoint(tmp_path, "BertForMaskedLM"))
     text = "the cat sat on the mat . " * 3 + "[MASK] ."
     assert_one_line_error(run_tool(folder, "--fill", "the [MASK] sat .", "--fill", text),
                           "--fill [2] is longer than the model's 16 positions", "shorten")
@@ -214,7 +216,7 @@ def test_sentence_transformers_folder_prints_the_cosine_table(tmp_path, run_tool
     result = tool.compare(folder, texts)
     assert result["pooled"] <= ATOL and result["max"] <= ATOL
     # the reference: transformers' tokenizer and BertModel, mean-pooled here
-    batch = transformers.AutoTokenizer.from_pretrained(folder)(texts, padding=True,
+    batch = oracle().AutoTokenizer.from_pretrained(folder)(texts, padding=True,
                                                                return_tensors="pt")
     assert (batch["attention_mask"] == 0).any(), "sentences of different lengths: padding"
     hidden = theirs(folder)(**batch).last_hidden_state  # (B, T, C)
@@ -310,14 +312,14 @@ def test_bad_input_is_one_line(damage, argv, fragments, tmp_path, run_tool):
     ([1, 2, 3], ["is not a state dict of tensors"]),
 ])
 def test_a_bad_pytorch_model_bin_is_one_line(content, fragments, tmp_path, run_tool):
-    folder = checkpoint(tmp_path, transformers.BertForMaskedLM, bin=True)
+    folder = checkpoint(tmp_path, "BertForMaskedLM", bin=True)
     path = folder / "pytorch_model.bin"
     path.write_bytes(content) if isinstance(content, bytes) else torch.save(content, path)
     assert_one_line_error(run_tool(folder), *fragments)
 
 
 def test_a_decoder_untied_from_the_embeddings_is_refused(tmp_path, run_tool):
-    folder = checkpoint(tmp_path, transformers.BertForMaskedLM, bin=True)
+    folder = checkpoint(tmp_path, "BertForMaskedLM", bin=True)
     state = torch.load(folder / "pytorch_model.bin", weights_only=True)
     state["cls.predictions.decoder.weight"] = state["cls.predictions.decoder.weight"] + 1
     torch.save(state, folder / "pytorch_model.bin")
@@ -327,7 +329,7 @@ def test_a_decoder_untied_from_the_embeddings_is_refused(tmp_path, run_tool):
 
 def test_a_text_the_tokenizer_does_not_know_is_refused(tmp_path, run_tool):
     """Mostly [UNK]: every model agrees on meaningless input, so a match would say nothing."""
-    folder = with_vocab(checkpoint(tmp_path, transformers.BertForMaskedLM))
+    folder = with_vocab(checkpoint(tmp_path, "BertForMaskedLM"))
     assert_one_line_error(run_tool(folder, "--text", "zebras juggle quietly"),
                           "turns 3 of the text's 3 tokens into [UNK]", "--text or --fill")
     assert run_tool(folder, "--text", "the zebra sat on the mat")[0] == 0  # 1 in 6 unknown
@@ -365,3 +367,83 @@ def test_help_says_what_a_folder_holds(capsys):
     text = " ".join(capsys.readouterr().out.split())
     for name in ("config.json", "model.safetensors", "pytorch_model.bin", "vocab.txt", "--fill"):
         assert name in text, name
+
+
+# ---------------------------------------------------------------- nan, inf, a terminal
+def bert_with(folder, key=None, value=None):
+    """save_pretrained of a small BertForMaskedLM (its own weights), weight `key` with one
+    `value`."""
+    torch.manual_seed(0)
+    model = oracle().BertForMaskedLM(oracle().BertConfig(**SIZES))
+    if key is not None:
+        with torch.no_grad():
+            model.state_dict()[key].view(-1)[0] = value  # a view: the model's own tensor
+    model.save_pretrained(folder)
+    return folder
+
+
+@pytest.mark.parametrize("key,value,first", [
+    ("bert.encoder.layer.1.output.dense.weight", float("nan"), "layer 1"),
+    ("bert.encoder.layer.1.output.dense.weight", float("inf"), "layer 1"),
+    ("cls.predictions.transform.dense.weight", float("nan"), "masked-LM logits"),
+])
+def test_outputs_that_are_not_numbers_are_a_failure(key, value, first, tmp_path, run_tool):
+    """Before, a nan after the first row was skipped by max() and the summary said within."""
+    code, out, err = run_tool(bert_with(tmp_path, key, value))
+    assert (code, err) == (1, "")
+    names = ["embeddings", "layer 0", "layer 1", "masked-LM logits"]
+    rows = {line[:19].strip(): line[19:].strip() for line in out.splitlines()
+            if line[:19].strip() in names}  # "  layer 1           nan"
+    assert list(rows) == names, out
+    for name in names[:names.index(first)]:
+        assert float(rows[name]) <= 1e-5, out
+    for name in names[names.index(first):]:
+        assert rows[name] == "nan", out
+    summary = out.splitlines()[-1]
+    assert summary.startswith("summary: the outputs are not numbers (nan or inf")
+    assert f"{first} first" in summary and "within" not in out
+
+
+@pytest.mark.parametrize("pooled,code", [(float("nan"), 1), (1e-6, 0)])
+def test_a_nan_in_the_pooled_embeddings_alone_is_a_failure(pooled, code, tmp_path, capsys):
+    """A sentence-transformers folder's pooled embeddings count as much as the layers do."""
+    result = tool.compare(bert_with(tmp_path))
+    assert result["max"] <= 1e-5
+    assert tool.report(tmp_path, {**result, "pooled": pooled}, 1e-4) == code
+    summary = capsys.readouterr().out.splitlines()[-1]
+    assert ("pooled embeddings first" in summary) == (code == 1), summary
+
+
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal (tty) or not, and logs each write, with its name, to
+    `log`: the order of stdout's and stderr's writes."""
+
+    def __init__(self, name, log, tty):
+        super().__init__()
+        self.name, self.log, self.tty = name, log, tty
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, text):
+        self.log.append((self.name, text))
+        return super().write(text)
+
+
+def test_shows_its_phases_on_a_terminal_and_leaves_stdout_as_it_was(tmp_path, monkeypatch):
+    folder = bert_with(tmp_path)
+    outs = {}
+    for tty in (False, True):
+        log = []
+        monkeypatch.setattr(sys, "stdout", Terminal("out", log, tty))
+        monkeypatch.setattr(sys, "stderr", Terminal("err", log, tty))
+        assert tool.main([str(folder)]) == 0
+        outs[tty] = sys.stdout.getvalue(), sys.stderr.getvalue(), log
+    assert outs[False][1] == "" and outs[True][0] == outs[False][0]  # stdout byte for byte
+    err, log = outs[True][1], outs[True][2]
+    for phase in ("importing transformers", f"loading {folder.name}", "running v8's LanguageModel",
+                  "loading and running transformers' BertForMaskedLM"):
+        assert phase in err, err
+    names = [name for name, text in log if text]
+    assert "out" in names and "err" not in names[names.index("out"):], "the bar outlived it"
+    assert err.endswith("\r"), repr(err[-80:])  # closed: the line cleared, nothing left on it

@@ -393,8 +393,6 @@ def test_the_renaming_steps_change_no_computation(intermediates):
 def test_v6_weights_mapped_into_hf_names_give_the_same_logits(intermediates):
     import re
 
-    from transformers import BertConfig, BertModel
-
     index = [name for name, _ in steps.step_patches("v7_bert_layer")].index(
         step_named("v7_bert_layer", "hf-layer")) + 1
     v6, hf = small(intermediates["v7_bert_layer", 0]), intermediates["v7_bert_layer", index]
@@ -409,11 +407,7 @@ def test_v6_weights_mapped_into_hf_names_give_the_same_logits(intermediates):
     idx = torch.randint(11, (2, 5))
     with torch.no_grad():
         assert torch.equal(model(idx)[0], v6(idx)[0])
-    # and these are transformers' own names, but for v6's tril, final LayerNorm and head
-    theirs = BertModel(BertConfig(vocab_size=11, hidden_size=12, num_hidden_layers=3,
-                                  num_attention_heads=3, intermediate_size=48)).state_dict()
-    ours = {k for k in mapped if not re.search(r"tril|^ln_f\.|^lm_head\.", k)}
-    assert ours <= set(theirs), sorted(ours - set(theirs))
+    # test_v7_bert checks that these are transformers' own names
 
 
 def test_v4s_list_of_heads_and_its_batched_heads_are_one_function(intermediates):

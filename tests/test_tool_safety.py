@@ -1,7 +1,7 @@
 """The tools keep what they promise where it is easiest to break: data/make_tinyplays.py refuses a
 bad --out before it generates and never leaves half a corpus; make_figures.py never makes a folder
-named like a file; load_bert.py calls nan or inf a failure, not a match, and shows its progress on
-a terminal only; fill_accuracy.py scores only the very text the runs trained on."""
+named like a file; fill_accuracy.py scores only the very text the runs trained on. (load_bert.py's
+are in test_load_bert.py, with transformers.)"""
 import errno
 import hashlib
 import io
@@ -11,7 +11,7 @@ import sys
 import pytest
 import torch
 
-from conftest import ROOT, import_path, load_tool
+from conftest import ROOT, import_path
 from test_bad_input import assert_one_line_error
 # fixtures: v7_and_v8, two runs trained on tmp_path/text.txt; call(tool, *argv)
 from test_tools_bad_input import TEXT, a_fifo, call, v7_and_v8  # noqa: F401
@@ -220,107 +220,3 @@ def test_fill_accuracy_refuses_runs_that_do_not_say_they_trained_on_it(which, da
     result = fill_accuracy(call, v7_and_v8, tmp_path / "text.txt")
     assert result[0] == 2 and result[1] == ""
     assert_one_line_error(result, *fragments)
-
-
-# ---------------------------------------------------------------- load_bert.py
-@pytest.fixture
-def load_bert(capsys):
-    """(the module, call(*argv) -> (exit code, stdout, stderr) of its main())."""
-    pytest.importorskip("transformers")
-
-    tool = load_tool("load_bert")
-
-    def _call(*argv):
-        capsys.readouterr()  # what saving the checkpoint printed
-        code = tool.main([str(a) for a in argv])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return tool, _call
-
-
-def bert_with(folder, key=None, value=None):
-    """save_pretrained of test_load_bert's small BertForMaskedLM, weight `key` with one `value`."""
-    import transformers
-    from test_load_bert import SIZES
-
-    torch.manual_seed(0)
-    model = transformers.BertForMaskedLM(transformers.BertConfig(**SIZES))
-    if key is not None:
-        with torch.no_grad():
-            model.state_dict()[key].view(-1)[0] = value  # a view: the model's own tensor
-    model.save_pretrained(folder)
-    return folder
-
-
-@pytest.mark.parametrize("key,value,first", [
-    ("bert.encoder.layer.1.output.dense.weight", float("nan"), "layer 1"),
-    ("bert.encoder.layer.1.output.dense.weight", float("inf"), "layer 1"),
-    ("cls.predictions.transform.dense.weight", float("nan"), "masked-LM logits"),
-])
-def test_load_bert_outputs_that_are_not_numbers_are_a_failure(key, value, first, tmp_path,
-                                                              load_bert):
-    """Before, a nan after the first row was skipped by max() and the summary said within."""
-    code, out, err = load_bert[1](bert_with(tmp_path, key, value))
-    assert (code, err) == (1, "")
-    names = ["embeddings", "layer 0", "layer 1", "masked-LM logits"]
-    rows = {line[:19].strip(): line[19:].strip() for line in out.splitlines()
-            if line[:19].strip() in names}  # "  layer 1           nan"
-    assert list(rows) == names, out
-    for name in names[:names.index(first)]:
-        assert float(rows[name]) <= 1e-5, out
-    for name in names[names.index(first):]:
-        assert rows[name] == "nan", out
-    summary = out.splitlines()[-1]
-    assert summary.startswith("summary: the outputs are not numbers (nan or inf")
-    assert f"{first} first" in summary and "within" not in out
-
-
-@pytest.mark.parametrize("pooled,code", [(float("nan"), 1), (1e-6, 0)])
-def test_load_bert_a_nan_in_the_pooled_embeddings_alone_is_a_failure(pooled, code, tmp_path,
-                                                                     load_bert, capsys):
-    """A sentence-transformers folder's pooled embeddings count as much as the layers do."""
-    tool = load_bert[0]
-    result = tool.compare(bert_with(tmp_path))
-    assert result["max"] <= 1e-5
-    assert tool.report(tmp_path, {**result, "pooled": pooled}, 1e-4) == code
-    summary = capsys.readouterr().out.splitlines()[-1]
-    assert ("pooled embeddings first" in summary) == (code == 1), summary
-
-
-class Terminal(io.StringIO):
-    """A stream that says it is a terminal (tty) or not, and logs each write, with its name, to
-    `log`: the order of stdout's and stderr's writes."""
-
-    def __init__(self, name, log, tty):
-        super().__init__()
-        self.name, self.log, self.tty = name, log, tty
-
-    def isatty(self):
-        return self.tty
-
-    def write(self, text):
-        self.log.append((self.name, text))
-        return super().write(text)
-
-
-def test_load_bert_shows_its_phases_on_a_terminal_and_leaves_stdout_as_it_was(tmp_path,
-                                                                              load_bert,
-                                                                              monkeypatch):
-    tool = load_bert[0]
-    folder = bert_with(tmp_path)
-    outs = {}
-    for tty in (False, True):
-        log = []
-        monkeypatch.setattr(sys, "stdout", Terminal("out", log, tty))
-        monkeypatch.setattr(sys, "stderr", Terminal("err", log, tty))
-        assert tool.main([str(folder)]) == 0
-        outs[tty] = sys.stdout.getvalue(), sys.stderr.getvalue(), log
-    assert outs[False][1] == "" and outs[True][0] == outs[False][0]  # stdout byte for byte
-    err, log = outs[True][1], outs[True][2]
-    for phase in ("importing transformers", f"loading {folder.name}", "running v8's LanguageModel",
-                  "loading and running transformers' BertForMaskedLM"):
-        assert phase in err, err
-    names = [name for name, text in log if text]
-    assert "out" in names and "err" not in names[names.index("out"):], "the bar outlived it"
-    assert err.endswith("\r"), repr(err[-80:])  # closed: the line cleared, nothing left on it

@@ -8,12 +8,10 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
-from conftest import ROOT, import_path, load, n_params, randomize, tiny_args
+from conftest import ROOT, hf, import_path, load, n_params, oracle, randomize, tiny_args
 from test_bad_input import assert_one_line_error
 
-transformers = pytest.importorskip("transformers")
-from transformers.cache_utils import DynamicCache, EncoderDecoderCache  # noqa: E402
-from transformers.models.bert import modeling_bert as hf  # noqa: E402
+pytestmark = pytest.mark.oracle
 
 v7 = load("v7_bert_layer")
 # batch, positions, encoder positions, width, heads, FFN width: all different
@@ -25,7 +23,7 @@ ATOL = 1e-5
 def configs(**kw):
     """(ours, theirs): the same small BERT configuration for both implementations."""
     kw = {"hidden_size": C, "num_attention_heads": NH, "intermediate_size": I, **kw}
-    return v7.BertConfig(**kw), transformers.BertConfig(**kw, attn_implementation="eager")
+    return v7.BertConfig(**kw), oracle().BertConfig(**kw, attn_implementation="eager")
 
 
 def layer_pair(**kw):
@@ -33,7 +31,7 @@ def layer_pair(**kw):
     eval mode."""
     ours_cfg, hf_cfg = configs(**kw)
     torch.manual_seed(0)
-    theirs = randomize(hf.BertLayer(hf_cfg, layer_idx=0).eval())
+    theirs = randomize(hf().BertLayer(hf_cfg, layer_idx=0).eval())
     ours = v7.BertLayer(ours_cfg).eval()
     ours.load_state_dict(theirs.state_dict(), strict=True)
     return ours, theirs
@@ -76,7 +74,7 @@ def test_state_dict_keys_are_hfs_and_load_both_ways(kw):
             and "output.LayerNorm.bias" in ours.state_dict())
     assert (any(k.startswith("crossattention.") for k in ours.state_dict())
             == ("add_cross_attention" in kw))
-    back = hf.BertLayer(configs(**kw)[1]).eval()
+    back = hf().BertLayer(configs(**kw)[1]).eval()
     back.load_state_dict(ours.state_dict(), strict=True)  # and back again
     x = torch.randn(B, T, C)
     with torch.no_grad():
@@ -159,8 +157,12 @@ def test_kv_cache_one_token_at_a_time_equals_one_causal_pass():
     ours, theirs = layer_pair(is_decoder=True, add_cross_attention=True)
     x, enc, enc_mask = torch.randn(B, T, C), torch.randn(B, S, C), padding_mask(S, pad=3)
     full = ours(x, causal_mask(T), encoder_hidden_states=enc, encoder_attention_mask=enc_mask)[0]
-    past, steps, hf_steps, hf_cache = (None, [], [],
-                                       EncoderDecoderCache(DynamicCache(), DynamicCache()))
+    from transformers.cache_utils import DynamicCache, EncoderDecoderCache
+
+    past = None
+    steps = []
+    hf_steps = []
+    hf_cache = EncoderDecoderCache(DynamicCache(), DynamicCache())
     for t in range(T):
         # one new position: it may see every cached key, so its mask is all zeros (B, 1, 1, t + 1)
         out, past = ours(x[:, t:t + 1], torch.zeros(1, 1, 1, t + 1), encoder_hidden_states=enc,
@@ -230,7 +232,7 @@ def test_bert_base_parameter_counts():
     assert intermediate + output == 4_723_968
     assert 12 * (intermediate + output) == 56_687_616
     assert n_params(v7.BertAttention(config)) == 4 * (768 * 768 + 768) + 2 * 768 == 2_363_904
-    assert n_params(v7.BertLayer(config)) == n_params(hf.BertLayer(transformers.BertConfig()))
+    assert n_params(v7.BertLayer(config)) == n_params(hf().BertLayer(oracle().BertConfig()))
 
 
 # ---------------------------------------------------------------- GELU and the activations
@@ -321,7 +323,7 @@ def test_language_model_is_bert_as_a_decoder():
                 "encoder.layer.1.output.LayerNorm.bias"):
         assert key in keys
     layer_keys = {k.split(".", 3)[3] for k in keys if k.startswith("encoder.layer.0.")}
-    assert layer_keys == set(hf.BertLayer(configs(is_decoder=True)[1]).state_dict())
+    assert layer_keys == set(hf().BertLayer(configs(is_decoder=True)[1]).state_dict())
 
 
 @torch.no_grad()
@@ -329,11 +331,11 @@ def test_language_model_equals_hfs_bert_decoder_plus_its_head():
     """Our embeddings, causal mask and layer stack are transformers' BertModel in decoder mode
     (token types zeroed)."""
     model = small_lm()
-    hf_cfg = transformers.BertConfig(vocab_size=11, hidden_size=C, num_hidden_layers=2,
+    hf_cfg = oracle().BertConfig(vocab_size=11, hidden_size=C, num_hidden_layers=2,
                                      num_attention_heads=NH, intermediate_size=I,
                                      max_position_embeddings=6, type_vocab_size=1,
                                      is_decoder=True, attn_implementation="eager")
-    bert = hf.BertModel(hf_cfg, add_pooling_layer=False).eval()
+    bert = hf().BertModel(hf_cfg, add_pooling_layer=False).eval()
     state = {k: v for k, v in model.state_dict().items() if not k.startswith("lm_head.")}
     bert.load_state_dict({**state, "embeddings.token_type_embeddings.weight": torch.zeros(1, C)},
                          strict=True)
@@ -527,3 +529,23 @@ def test_the_key_bias_gradient_at_v7s_defaults_is_rounding():
         attn = layer.attention.self
         assert round(math.log10(attn.key.bias.grad.abs().max().item())) == -10
         assert round(math.log10(attn.query.bias.grad.abs().max().item())) == -3
+
+
+
+def test_v6_s_names_as_v7_renames_them_are_transformers_own():
+    """test_steps maps v6's weights into v7's names (V6_TO_HF) and gets the same logits; these are
+    BertModel's names, but for v6's tril, final LayerNorm and head, which v7 drops."""
+    import re
+
+    from test_steps import V6_TO_HF
+
+    ours = set()
+    for key in load("v6_block").LanguageModel(11, n_embd=12, n_head=3, n_layer=3).state_dict():
+        for pattern, name in V6_TO_HF:
+            key = re.sub(pattern, name, key)
+        if not re.search(r"tril|^ln_f\.|^lm_head\.", key):
+            ours.add(key)
+    theirs = hf().BertModel(oracle().BertConfig(vocab_size=11, hidden_size=12,
+                                                  num_hidden_layers=3, num_attention_heads=3,
+                                                  intermediate_size=48)).state_dict()
+    assert ours <= set(theirs), sorted(ours - set(theirs))

@@ -11,10 +11,10 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from conftest import ROOT, folder_bytes, load, load_tool, randomize, tiny_args
+from conftest import ROOT, folder_bytes, hf, load, load_tool, oracle, randomize, tiny_args
 from test_bad_input import assert_one_line_error
 
-transformers = pytest.importorskip("transformers")
+pytestmark = pytest.mark.oracle
 
 v8 = load("v8_bert_mlm")
 V, T, C, NH, I = 23, 9, 12, 3, 37  # vocabulary, positions, width, heads, FFN width: all different
@@ -39,10 +39,10 @@ def to_hf(key):
 
 
 def hf_model():
-    config = transformers.BertConfig(vocab_size=V, hidden_size=C, num_hidden_layers=2,
+    config = oracle().BertConfig(vocab_size=V, hidden_size=C, num_hidden_layers=2,
                                      num_attention_heads=NH, intermediate_size=I,
                                      max_position_embeddings=T, attn_implementation="eager")
-    return transformers.BertForMaskedLM(config).eval()
+    return oracle().BertForMaskedLM(config).eval()
 
 
 def test_a_later_token_changes_earlier_logits():
@@ -185,13 +185,13 @@ def test_a_default_bert_for_masked_lm_takes_v8s_state_dict():
     a BertForMaskedLM that loads v8's state dict strictly and gives the same logits."""
     torch.manual_seed(0)
     ours = v8.LanguageModel(73).eval()
-    config = transformers.BertConfig(vocab_size=73, hidden_size=v8.n_embd,
+    config = oracle().BertConfig(vocab_size=73, hidden_size=v8.n_embd,
                                      num_hidden_layers=v8.n_layer,
                                      num_attention_heads=v8.n_head,
                                      intermediate_size=v8.intermediate_size,
                                      max_position_embeddings=v8.block_size,
                                      attn_implementation="eager")
-    theirs = transformers.BertForMaskedLM(config).eval()
+    theirs = oracle().BertForMaskedLM(config).eval()
     theirs.load_state_dict({to_hf(k): v for k, v in ours.state_dict().items()}, strict=True)
     idx = torch.randint(73, (2, v8.block_size))
     with torch.no_grad():
@@ -199,10 +199,9 @@ def test_a_default_bert_for_masked_lm_takes_v8s_state_dict():
 
 
 def test_token_types_match_transformers_embeddings():
-    from transformers.models.bert import modeling_bert as hf
-    config = transformers.BertConfig(vocab_size=V, hidden_size=C, max_position_embeddings=T,
+    config = oracle().BertConfig(vocab_size=V, hidden_size=C, max_position_embeddings=T,
                                      type_vocab_size=2)
-    theirs = randomized(hf.BertEmbeddings(config).eval())
+    theirs = randomized(hf().BertEmbeddings(config).eval())
     ours = v8.BertEmbeddings(v8.BertConfig(vocab_size=V, hidden_size=C,
                                            max_position_embeddings=T, type_vocab_size=2)).eval()
     ours.load_state_dict(theirs.state_dict(), strict=True)

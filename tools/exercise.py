@@ -928,18 +928,20 @@ def runs(module, ctx):
     for k, v in SMALL.items():
         if k in module.HYPERPARAMETERS and k not in ("lr", "seed"):
             flags += [f"--{k.replace('_', '-')}", str(v)]
+    before = sys.argv, sys.stdout, sys.stderr  # put back after: InProcess runs it here
     with tempfile.TemporaryDirectory() as folder, open(os.devnull, "w") as quiet:
         out = Path(folder) / "run"
         sys.argv = [module.__file__, *flags, "--device", "cpu", "--data", str(short_text()),
                     "--out", str(out)]
-        sys.stdout = sys.stderr = quiet  # a real file: the plumbing reconfigures it
+        sys.stdout = quiet  # a real file: the plumbing reconfigures it
+        sys.stderr = quiet
         status = 0
         try:
             runpy.run_path(module.__file__, run_name="__main__")
         except SystemExit as e:
             status = e.code
         finally:
-            sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+            sys.argv, sys.stdout, sys.stderr = before
         steps = []
         metrics = out / "metrics.csv"
         if metrics.is_file():
@@ -1766,7 +1768,7 @@ def summary(value, other=None, zh=False):
 def known_target(name, target_text, cache):
     """The exercise's target loaded, with its Context, what it gives at each stage (observed,
     filled as stages ask) and its mistakes: made once per cache, a dict kept between checks."""
-    if name not in cache:
+    if name not in cache or cache[name].text != target_text:
         target = load_source(target_text, f"target_{len(cache)}", ROOT / name / "train.py")
         ctx = Context(target)
         ctx.calls = catalogue.CALLS.get(name.split("/")[0], [])
@@ -1774,6 +1776,9 @@ def known_target(name, target_text, cache):
                                             mistakes=catalogue.mistakes_for(name, target_text),
                                             name=name, text=target_text)
     return cache[name]
+
+
+KNOWN = {}  # known_target's cache for main(): a process that checks again loads nothing again
 
 
 def observed(known, stage, observe):
@@ -2095,7 +2100,7 @@ def main(argv=None):
         if args.file:
             raise refusal("err:file_not_file", lang, path=path)
         raise refusal("err:no_file", lang, path=path, name=name)
-    cache = {}
+    cache = KNOWN
     if args.piece:  # a class the target has, said before any work
         known = known_target(name, target, cache)
         if args.piece not in pieces(known.target):
