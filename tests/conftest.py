@@ -204,24 +204,42 @@ def share_group(item):
     return item.module.__name__, repr(first)
 
 
-def pytest_collection_modifyitems(config, items):
-    """tools/run_tests.py runs one pytest per core, TESTS_SHARE=k/n telling each its share: the
-    groups of share_group, the largest first, each to the process with the fewest tests so far
-    (every process computes the same shares from the same collection)."""
-    share = os.environ.get("TESTS_SHARE")
-    if not share:
-        return
-    k, n = (int(part) for part in share.split("/"))
+def groups_of(items):
+    """The items in their groups (share_group), the largest first."""
     groups = {}
     for item in items:
         groups.setdefault(share_group(item), []).append(item)
-    loads = [0] * n
-    mine = set()
-    for key in sorted(groups, key=lambda key: -len(groups[key])):  # a stable sort: ties in order
-        least = loads.index(min(loads))
-        loads[least] += len(groups[key])
-        if least == k:
-            mine.update(id(item) for item in groups[key])
-    config.hook.pytest_deselected(items=[item for item in items if id(item) not in mine])
-    items[:] = [item for item in items if id(item) in mine]
+    return sorted(groups.values(), key=len, reverse=True)  # a stable sort: ties in order
 
+
+def claimed(groups, folder):
+    """The items of each group this process claims, in order. A process claims a group by
+    making a file named by its number in folder; for every other process, making it fails."""
+    for number, group in enumerate(groups):
+        try:
+            os.close(os.open(os.path.join(folder, str(number)), os.O_CREAT | os.O_EXCL))
+        except FileExistsError:  # another process has it
+            continue
+        yield from group
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """tools/run_tests.py runs one pytest per core, each told the same folder in TESTS_CLAIMS.
+    Every process collects every test, and each runs the groups it claims: the next one not yet
+    claimed, each time it finishes one, so that the processes end together however long each
+    group takes. Without TESTS_CLAIMS, pytest's own loop runs every test."""
+    folder = os.environ.get("TESTS_CLAIMS")
+    if not folder or session.testsfailed or session.config.option.collectonly:
+        return None  # pytest's own loop
+    items = claimed(groups_of(session.items), folder)
+    item = next(items, None)
+    while item is not None:
+        nextitem = next(items, None)  # known before this item's teardown, which needs it
+        item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        if session.shouldfail:
+            raise session.Failed(session.shouldfail)
+        if session.shouldstop:
+            raise session.Interrupted(session.shouldstop)
+        item = nextitem
+    return True
