@@ -205,11 +205,12 @@ def share_group(item):
 
 
 def groups_of(items):
-    """The items in their groups (share_group), the largest first."""
+    """The items in their groups (share_group), in the order collected: a process that leaves a
+    file's tests and comes back would set up its module's fixtures again."""
     groups = {}
     for item in items:
         groups.setdefault(share_group(item), []).append(item)
-    return sorted(groups.values(), key=len, reverse=True)  # a stable sort: ties in order
+    return list(groups.values())
 
 
 def claimed(groups, folder):
