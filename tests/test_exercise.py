@@ -624,6 +624,10 @@ def test_a_get_batch_that_draws_another_way_is_judged_by_what_masking_promises(t
     # what a reader who rated the messages found missing or false
     ("v6_block", "self.blocks = nn.Sequential(*[Block(", "self.blocks = ([Block(",
      "none of the target's 26 parameters under blocks"),  # a plain list: nothing registered
+    ("v4_multihead/05-heads-list", "nn.ModuleList([Head(n_embd, n_embd // n_head, block_size)\n"
+     "                                    for _ in range(n_head)])",
+     "nn.ModuleList([Head(n_embd, n_embd // n_head, block_size)] * n_head)",
+     "sa_heads.heads.1.query.weight is the same tensor as its sa_heads.heads.0.query.weight"),
     ("v6_block", "            nn.ReLU(),\n            nn.Linear(4 * n_embd, n_embd),\n",
      "            nn.Linear(4 * n_embd, n_embd),\n            nn.ReLU(),\n",
      "the target applies ReLU at this step, yours at another"),  # not "a ReLU is missing"

@@ -1346,6 +1346,13 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                       "checkpoint's keys need them)",
                       "你的模型有 {extra}，目标对应的是 {name} {shape}（{what}）：形状相同，名字不同"
                       "（从 v7 起名字跟 HF 一致：检查点的键要用这些名字）"),
+    "param_shared": ("your model's {name} is the same tensor as its {first}: one module placed in "
+                     "two places shares its weights, where the target has a layer of its own there "
+                     "({what}). [layer] * n repeats one object; a loop or a list comprehension "
+                     "makes n",
+                     "你的模型的 {name} 和它的 {first} 是同一个张量：同一个模块放在两处，权重共用；"
+                     "目标在这里是单独的一层（{what}）。[layer] * n 重复的是同一个对象；"
+                     "用循环或列表推导式才会建出 n 个"),
     "module_unregistered": ("your model has none of the target's {n} parameters under {module} "
                             "({what}): layers kept in a plain Python list or dict are not "
                             "registered, so parameters() and the state dict miss them; "

@@ -749,6 +749,22 @@ def parameters(module, ctx):
              for k, p in build(module, ctx, args).named_parameters()} for args in ctx.configs]
 
 
+def aliases(module, ctx, size):
+    """{a parameter's second name: its first} for each parameter that the model at
+    ctx.configs[size] holds under two names (one module placed in two places), by the target's
+    names: named_parameters() gives each parameter once, under its first name."""
+    first = {}
+    found = {}
+    model = build(module, ctx, ctx.configs[size])
+    for name, p in model.named_parameters(remove_duplicate=False):
+        name = as_target(module, name)
+        if id(p) in first:
+            found[name] = first[id(p)]
+        else:
+            first[id(p)] = name
+    return found
+
+
 def layers(module, ctx):
     """Each torch.nn layer's settings at the default sizes, by the target's names: what no weight
     shows (a LayerNorm's eps, a Dropout's p, a GELU's form). Layers only, not what holds them
@@ -1398,6 +1414,10 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
                                          "extra": extra[0], "module": module,
                                          "kind": kind(target, ctx, module, zh)}
             if k not in a:
+                shared = learner.ask(("aliases", ["small", "default"].index(size)))
+                if k in shared:  # one module placed twice: its weights under two names
+                    return "param_shared", {"name": k, "first": shared[k],
+                                            "what": catalogue.word(k, zh)}
                 top = k.split(".")[0]
                 held = [n for n in b if n.startswith(top + ".")]
                 if len(held) > 1 and not any(n.startswith(top + ".") for n in a):
@@ -1949,7 +1969,7 @@ def records(module, ctx, size):
 
 
 ASKED = {"trace": trace, "call_records": call_records, "piece": piece, "records": records,
-         "masking": masking, "on_target_batches": on_target_batches}
+         "masking": masking, "on_target_batches": on_target_batches, "aliases": aliases}
 
 
 def doc_section(m, zh):
