@@ -661,6 +661,21 @@ def test_a_difference_outside_the_catalogue_is_said_by_what_it_is(name, old, new
 
 
 # ------------------------------------------------------------------ one piece
+def test_an_error_after_a_wrong_shape_says_first_where_the_shapes_part(tmp_path):
+    """The forward raises in the Block's add, a step after the heads were joined into (B * T, C):
+    the check says first which module was given the wrong shape, and where it is made, then the
+    learner's own frames."""
+    wrong = TARGETS["v6_block"].replace("out.transpose(1, 2).reshape(B, T, C)",
+                                        "out.transpose(1, 2).reshape(B * T, C)")
+    passed, said = run_check("v6_block", wrong, tmp_path, process=exercise.InProcess)
+    said = " ".join(said.split())
+    assert not passed
+    assert ("before the error: blocks.0.sa.proj (Linear) is given a tensor of shape (10, 12) in "
+            "yours, (2, 5, 12) in the target's: it is made in the forward of blocks.0.sa "
+            "(MultiHeadAttention) your code raised an error") in said, said
+    assert "x = x + self.sa(self.ln1(x))" in said and "RuntimeError" in said
+
+
 def test_one_class_is_checked_alone_before_it_is_wired_in(workspace, tmp_path, capsys):
     """v4's program with v5's FeedForward pasted in, not yet used: the class passes alone; the
     same class without its ReLU fails, and says the ReLU is missing."""

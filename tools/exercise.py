@@ -833,6 +833,59 @@ def forward(module, ctx, size, record):
             "grads": grads}
 
 
+def shapes(module, ctx, size):
+    """The shapes of the tensors each module takes and gives, call by call, by the target's
+    names, in one forward at ctx.configs[size], recorded until the forward ends or raises."""
+    args, weights, (x, y) = ctx.configs[size], ctx.weights[size], ctx.batches[size]
+    model = build(module, ctx, args, weights)
+    calls = {}
+    inputs = {}
+    hooks = recorders(module, model, calls, inputs)
+    seed(ctx.torch, 1)
+    try:
+        model(x, y)
+    except Exception:  # the error is said already: what came before it is asked for here
+        pass
+    for h in hooks:
+        h.remove()
+    return {"gives": first_shapes(calls), "takes": first_shapes(inputs)}
+
+
+def first_shapes(records):
+    """{a module's name: the shape of the first tensor of its first call}."""
+    found = {}
+    for name, each in records.items():
+        if each and each[0]:
+            found[name] = tuple(each[0][0].shape)
+    return found
+
+
+def shape_before_error(known, learner, zh):
+    """Where the learner's forward raised: the first module, in the order the target's modules
+    finish, whose output has another shape in yours, in one line ("" if there is none); where
+    its input has another shape already, the module that made it is said instead."""
+    text = catalogue.TEXT
+    try:
+        mine = learner.ask(("shapes", 0))
+    except (Raised, Differs, Ended):  # nothing more to learn: their error is said as it is
+        return ""
+    target = observed(known, "outputs", outputs)[0]
+    theirs = {"gives": first_shapes(target["calls"]), "takes": first_shapes(target["inputs"])}
+    for name, shape in theirs["gives"].items():
+        if name not in mine["gives"] or mine["gives"][name] == shape:
+            continue
+        values = {"module": name, "kind": kind(known.target, known.ctx, name, zh),
+                  "yours": mine["gives"][name], "theirs": shape}
+        given = mine["takes"].get(name)
+        if given is None or given == theirs["takes"].get(name):
+            return text["raised_after"][zh].format(**values)
+        parent = name.rpartition(".")[0]
+        return text["raised_given"][zh].format(
+            module=name, kind=values["kind"], yours=given, theirs=theirs["takes"][name],
+            parent=parent or "model", parent_kind=kind(known.target, known.ctx, parent, zh))
+    return ""
+
+
 def recorders(module, model, calls, inputs):
     """A recorder hook on each of model's modules, by the target's name for it: the hooks."""
     names = {}  # a module shared by two places (one GELU object) would mix their outputs
@@ -1840,7 +1893,12 @@ def check(name, target_text, path, lang="en", say=print, cache=None, process=Lea
                 asked = ("on_target_batches",)
             learner.send(asked)
             theirs = observed(known, stage, observe)
-            mine = learner.reply()
+            try:
+                mine = learner.reply()
+            except Raised as e:  # the first forward: where did yours part from the target's?
+                if stage == "outputs":
+                    e.finding = shape_before_error(known, learner, zh)
+                raise
             if agree(mine, theirs):
                 say(text["ok"][zh].format(stage=text[f"stage:{stage}"][zh]))
                 continue
@@ -1880,6 +1938,9 @@ def verdict(compare, learner, name, zh, say):
         said(d, name, zh, say)
         return False
     except Raised as e:
+        finding = getattr(e, "finding", "")  # said first, then their frames
+        if finding:
+            say(wrap(finding))
         say(text["raised"][zh].format(error=str(e)))
         return False
     except Ended as e:
@@ -1969,7 +2030,8 @@ def records(module, ctx, size):
 
 
 ASKED = {"trace": trace, "call_records": call_records, "piece": piece, "records": records,
-         "masking": masking, "on_target_batches": on_target_batches, "aliases": aliases}
+         "masking": masking, "on_target_batches": on_target_batches, "aliases": aliases,
+         "shapes": shapes}
 
 
 def doc_section(m, zh):
