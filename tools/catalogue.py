@@ -1294,10 +1294,10 @@ TEXT = {  # key: (English, Chinese); {names} are filled in by the checker
                      "  不同   出错之前：{module}（{kind}）给出的张量形状，你的是 {yours}，目标程序的"
                      "是 {theirs}，而输入的形状相同"),
     "raised_given": ("  differs  before the error: {module} ({kind}) is given a tensor of shape "
-                     "{yours} in yours, {theirs} in the target's: it is made in the forward of "
-                     "{parent} ({parent_kind})",
+                     "{yours} in yours, {theirs} in the target's. {place}, yours gives it that "
+                     "shape",
                      "  不同   出错之前：{module}（{kind}）收到的张量形状，你的是 {yours}，目标程序的"
-                     "是 {theirs}：它是在 {parent}（{parent_kind}）的 forward 里算出来的"),
+                     "是 {theirs}。{place}，你的代码给出了这个形状"),
     "raised": ("  your code raised an error (the frames in your file, then the error):\n{error}",
                "  你的代码抛出了错误（先是你文件里的调用帧，然后是错误）：\n{error}"),
     "ended": ("your code ended its process at the stage \"{stage}\" (os._exit(), or a crash in "

@@ -187,7 +187,10 @@ def run_command(name):
 
 # ------------------------------------------------------------------ loading a program
 class Raised(Exception):
-    """The learner's code raised: the traceback's frames in their file, and the error."""
+    """The learner's code raised: the traceback's frames in their file, and the error. finding:
+    what the check found before it, said first."""
+
+    finding = ""
 
 
 def import_learner(path):
@@ -879,10 +882,14 @@ def shape_before_error(known, learner, zh):
         given = mine["takes"].get(name)
         if given is None or given == theirs["takes"].get(name):
             return text["raised_after"][zh].format(**values)
-        parent = name.rpartition(".")[0]
-        return text["raised_given"][zh].format(
-            module=name, kind=values["kind"], yours=given, theirs=theirs["takes"][name],
-            parent=parent or "model", parent_kind=kind(known.target, known.ctx, parent, zh))
+        parent = name.rpartition(".")[0]  # "": the model itself
+        what = kind(known.target, known.ctx, parent, zh)
+        if parent:
+            place = text["place_caller"][zh].format(caller=parent, what=what)
+        else:
+            place = text["place_model"][zh].format(what=what)
+        return text["raised_given"][zh].format(module=name, kind=values["kind"], yours=given,
+                                               theirs=theirs["takes"][name], place=place)
     return ""
 
 
@@ -1938,9 +1945,8 @@ def verdict(compare, learner, name, zh, say):
         said(d, name, zh, say)
         return False
     except Raised as e:
-        finding = getattr(e, "finding", "")  # said first, then their frames
-        if finding:
-            say(wrap(finding))
+        if e.finding:  # said first, then their frames
+            say(wrap(e.finding))
         say(text["raised"][zh].format(error=str(e)))
         return False
     except Ended as e:
