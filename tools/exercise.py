@@ -816,21 +816,26 @@ def outputs(module, ctx):
     return [forward(module, ctx, 0, True), forward(module, ctx, 1, False)]
 
 
-def forward(module, ctx, size, record):
+def forward(module, ctx, size, record, calls=None, inputs=None):
     """One forward and backward pass at ctx.configs[size], the modules' tensors recorded or
-    not."""
+    not: into calls and inputs where given, which keep what was recorded if the pass raises."""
     torch = ctx.torch
     args, weights, (x, y) = ctx.configs[size], ctx.weights[size], ctx.batches[size]
     model = build(module, ctx, args, weights)
-    calls, inputs = {}, {}
+    if calls is None:
+        calls = {}
+    if inputs is None:
+        inputs = {}
     hooks = []
     if record:
         hooks = recorders(module, model, calls, inputs)
     seed(torch, 1)  # dropout draws the same masks
-    logits, loss = model(x, y)
-    loss.backward()
-    for h in hooks:
-        h.remove()
+    try:
+        logits, loss = model(x, y)
+        loss.backward()
+    finally:
+        for h in hooks:
+            h.remove()
     grads = {as_target(module, k): p.grad for k, p in model.named_parameters()}
     return {"calls": calls, "inputs": inputs, "logits": logits.detach(), "loss": loss.detach(),
             "grads": grads}
@@ -838,19 +843,13 @@ def forward(module, ctx, size, record):
 
 def shapes(module, ctx, size):
     """The shapes of the tensors each module takes and gives, call by call, by the target's
-    names, in one forward at ctx.configs[size], recorded until the forward ends or raises."""
-    args, weights, (x, y) = ctx.configs[size], ctx.weights[size], ctx.batches[size]
-    model = build(module, ctx, args, weights)
+    names, in forward() at ctx.configs[size], recorded until it ends or raises."""
     calls = {}
     inputs = {}
-    hooks = recorders(module, model, calls, inputs)
-    seed(ctx.torch, 1)
     try:
-        model(x, y)
+        forward(module, ctx, size, True, calls, inputs)
     except Exception:  # the error is said already: what came before it is asked for here
         pass
-    for h in hooks:
-        h.remove()
     return {"gives": first_shapes(calls), "takes": first_shapes(inputs)}
 
 
@@ -1461,8 +1460,10 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
             return "hp_extra", {"name": extra[0]}
         return "model_args", {"yours": mine["MODEL_ARGS"], "value": theirs["MODEL_ARGS"]}
     if stage == "parameters":
-        size = "small" if mine[0] != theirs[0] else "default"
-        a, b = (mine[0], theirs[0]) if size == "small" else (mine[1], theirs[1])
+        i = 0  # the small sizes, unless they agree
+        if mine[0] == theirs[0]:
+            i = 1
+        a, b = mine[i], theirs[i]
         extra = [k for k in a if k not in b]
         for k in b:
             if k not in a and extra and a[extra[0]] == b[k]:  # the same shape, another name
@@ -1474,7 +1475,7 @@ def difference(stage, mine, theirs, target, ctx, learner, zh=False):
                                          "extra": extra[0], "module": module,
                                          "kind": kind(target, ctx, module, zh)}
             if k not in a:
-                shared = learner.ask(("aliases", ["small", "default"].index(size)))
+                shared = learner.ask(("aliases", i))
                 if k in shared:  # one module placed twice: its weights under two names
                     return "param_shared", {"name": k, "first": shared[k],
                                             "what": catalogue.word(k, zh)}
